@@ -1,0 +1,12 @@
+export { ConfigError, loadConfig } from './load.js'
+export type { Env } from './load.js'
+export {
+  billingWorkerConfigSchema,
+  controlPlaneConfigSchema,
+  gatewayConfigSchema,
+  migrateConfigSchema,
+  stackConfigSchema,
+  testConfigSchema
+} from './schemas.js'
+export type { BillingWorkerConfig, ControlPlaneConfig, GatewayConfig, MigrateConfig, StackConfig, TestConfig } from './schemas.js'
+export { loadBillingWorkerConfig, loadControlPlaneConfig, loadGatewayConfig, loadMigrateConfig, loadStackConfig, loadTestConfig } from './services.js'

@@ -1,0 +1,57 @@
+import type { Static, TObject, TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+
+/** A snapshot of environment variables, `process.env` by default. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** Thrown when one or more variables are missing or malformed; the message names every one. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_ERR_INVALID'
+  /** Names of the variables that failed, in schema order. */
+  readonly variables: readonly string[]
+
+  constructor (service: string, problems: ReadonlyArray<{ name: string, problem: string }>) {
+    super(
+      `Invalid configuration for ${service}: ` +
+        problems.map((p) => `${p.name} ${p.problem}`).join('; ')
+    )
+    this.name = 'ConfigError'
+    this.variables = problems.map((p) => p.name)
+  }
+}
+
+function expectation (schema: TSchema): string {
+  const s = schema as Record<string, unknown>
+  if (typeof s['description'] === 'string') return s['description']
+  if (Array.isArray(s['anyOf'])) {
+    return 'must be one of ' + (s['anyOf'] as Array<Record<string, unknown>>).map((x) => String(x['const'])).join(', ')
+  }
+  return `must be ${String(s['type'])}`
+}
+
+/**
+ * Reads the variables named by `schema` from `env`, applies defaults, converts strings to the
+ * declared types and validates. Empty strings count as unset. Returns a frozen object or throws
+ * one ConfigError naming every bad variable.
+ */
+export function loadConfig<S extends TObject> (service: string, schema: S, env: Env = process.env): Readonly<Static<S>> {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(schema.properties)) {
+    const value = env[name]
+    if (value !== undefined && value !== '') raw[name] = value
+  }
+  const value = Value.Convert(schema, Value.Default(schema, { ...raw })) as Record<string, unknown>
+  const problems: Array<{ name: string, problem: string }> = []
+  for (const [name, propSchema] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    if (!(name in value)) {
+      if (schema.required?.includes(name) === true) problems.push({ name, problem: `is required (${expectation(propSchema)})` })
+      continue
+    }
+    if (!Value.Check(propSchema, value[name])) {
+      problems.push({ name, problem: `${expectation(propSchema)} (got ${JSON.stringify(raw[name])})` })
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(service, problems)
+  return Object.freeze(value) as Readonly<Static<S>>
+}
+

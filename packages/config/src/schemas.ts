@@ -1,0 +1,84 @@
+import Type, { type Static } from 'typebox'
+
+const port = (fallback: number, what: string) =>
+  Type.Integer({ minimum: 1, maximum: 65535, default: fallback, description: `must be a TCP port 1-65535 (${what})` })
+
+const databaseUrl = Type.String({
+  pattern: '^postgres(ql)?://[^\\s]+$',
+  description: 'must be a postgres:// connection URL'
+})
+const redisUrl = Type.String({
+  pattern: '^rediss?://[^\\s]+$',
+  description: 'must be a redis:// or rediss:// URL'
+})
+const logLevel = Type.Union(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+  { default: 'info' }
+)
+const host = Type.String({ minLength: 1, default: '0.0.0.0', description: 'must be an interface address' })
+const secret = (purpose: string) =>
+  Type.String({ minLength: 32, description: `must be at least 32 characters (${purpose})` })
+const bool = (fallback: boolean, what: string) =>
+  Type.Boolean({ default: fallback, description: `must be true or false (${what})` })
+const redisPrefix = Type.String({ default: '', pattern: '^[A-Za-z0-9:_-]*$', description: 'must contain only letters, digits, ":", "_" and "-"' })
+const shutdownGrace = Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: 'must be milliseconds 0-600000' })
+
+const common = {
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: redisUrl,
+  REDIS_KEY_PREFIX: redisPrefix,
+  LOG_LEVEL: logLevel,
+  HOST: host,
+  MIGRATE_ON_START: bool(true, 'run database migrations at start'),
+  SHUTDOWN_GRACE_MS: shutdownGrace
+}
+
+export const gatewayConfigSchema = Type.Object({
+  ...common,
+  PORT: port(3000, 'gateway'),
+  CONTROL_PLANE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:3001', description: 'must be an http(s):// URL of the control plane' }),
+  CRYPTO_SECRET: secret('encrypts token keys and channel keys')
+})
+export type GatewayConfig = Static<typeof gatewayConfigSchema>
+
+export const controlPlaneConfigSchema = Type.Object({
+  ...common,
+  CONTROL_PLANE_PORT: port(3001, 'control plane'),
+  SESSION_SECRET: secret('signs console sessions'),
+  CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
+  WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' }))
+})
+export type ControlPlaneConfig = Static<typeof controlPlaneConfigSchema>
+
+export const billingWorkerConfigSchema = Type.Object({
+  ...common,
+  BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints')
+})
+export type BillingWorkerConfig = Static<typeof billingWorkerConfigSchema>
+
+/** What `npm start` (the local supervisor) reads before it starts anything. */
+export const stackConfigSchema = Type.Object({
+  DATABASE_URL: Type.Optional(databaseUrl),
+  REDIS_URL: Type.Optional(redisUrl),
+  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'must be a directory path' }),
+  PORT: port(3000, 'gateway'),
+  CONTROL_PLANE_PORT: port(3001, 'control plane'),
+  BILLING_WORKER_PORT: port(3002, 'billing worker'),
+  LOCAL_POSTGRES_PORT: port(5432, 'Postgres started by npm start'),
+  LOCAL_REDIS_PORT: port(6379, 'Redis started by npm start'),
+  SESSION_SECRET: Type.Optional(secret('signs console sessions')),
+  CRYPTO_SECRET: Type.Optional(secret('encrypts token keys and channel keys')),
+  LOG_LEVEL: logLevel
+})
+export type StackConfig = Static<typeof stackConfigSchema>
+
+/** What `npm run migrate` reads. */
+export const migrateConfigSchema = Type.Object({ DATABASE_URL: databaseUrl })
+export type MigrateConfig = Static<typeof migrateConfigSchema>
+
+/** What the test harness (`@modelgate/testing`) reads. */
+export const testConfigSchema = Type.Object({
+  TEST_DATABASE_URL: Type.Optional(databaseUrl),
+  TEST_REDIS_URL: Type.Optional(redisUrl)
+})
+export type TestConfig = Static<typeof testConfigSchema>

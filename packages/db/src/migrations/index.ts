@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely'
+import * as m20261122000000 from './2026_11_22_000000_create_core_tables.js'
+import * as m20261122000100 from './2026_11_22_000100_create_logs.js'
+
+/** Every migration, by name; names sort in the order they run. Add new ones at the end. */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '2026_11_22_000000_create_core_tables': m20261122000000,
+  '2026_11_22_000100_create_logs': m20261122000100
+}

@@ -1,0 +1,46 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+/** Upstream provider account. */
+export interface ChannelsTable {
+  id: Generated<number>
+  /** Channel type number (SPEC.md section 3). */
+  type: Generated<number>
+  name: Generated<string>
+  /** Upstream credential(s), one per line in multi-key channels; never logged. */
+  key: string
+  openai_organization: string | null
+  max_input_tokens: Generated<number>
+  base_url: Generated<string>
+  /** Type-specific extra (Azure API version, Spark version, ...). */
+  other: Generated<string>
+  /** Comma-separated model names. */
+  models: Generated<string>
+  /** Comma-separated group names. */
+  group: Generated<string>
+  /** JSON object text: requested model -> upstream model. */
+  model_mapping: Generated<string>
+  /** JSON object text: upstream status -> status returned to the client. */
+  status_code_mapping: Generated<string>
+  auto_ban: Generated<number>
+  test_model: Generated<string>
+  priority: Generated<number>
+  weight: Generated<number>
+  tag: string | null
+  proxy_url: Generated<string>
+  /** Extra setting JSON text (types 8 and 45). */
+  setting: Generated<string>
+  /** 1 enabled, 2 disabled, 3 auto-disabled. */
+  status: Generated<number>
+  /** Milliseconds, from the last test. */
+  response_time: Generated<number>
+  test_time: Generated<number>
+  balance: Generated<number>
+  balance_updated_time: Generated<number>
+  used_quota: Generated<number>
+  created_time: Generated<number>
+  /** JSON: status_reason, status_time. */
+  other_info: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>
+}
+export type Channel = Selectable<ChannelsTable>
+export type NewChannel = Insertable<ChannelsTable>
+export type ChannelUpdate = Updateable<ChannelsTable>

@@ -1,0 +1,38 @@
+import type { AbilitiesTable } from './abilities.js'
+import type { ChannelsTable } from './channels.js'
+import type { LogsTable } from './logs.js'
+import type { MidjourneysTable } from './midjourneys.js'
+import type { OptionsTable } from './options.js'
+import type { QuotaDataTable } from './quota-data.js'
+import type { RedemptionsTable } from './redemptions.js'
+import type { TasksTable } from './tasks.js'
+import type { TokensTable } from './tokens.js'
+import type { TopUpsTable } from './top-ups.js'
+import type { UsersTable } from './users.js'
+
+export type * from './abilities.js'
+export type * from './channels.js'
+export type * from './logs.js'
+export type * from './midjourneys.js'
+export type * from './options.js'
+export type * from './quota-data.js'
+export type * from './redemptions.js'
+export type * from './tasks.js'
+export type * from './tokens.js'
+export type * from './top-ups.js'
+export type * from './users.js'
+
+/** The whole database, as Kysely sees it. */
+export interface Database {
+  users: UsersTable
+  tokens: TokensTable
+  channels: ChannelsTable
+  abilities: AbilitiesTable
+  redemptions: RedemptionsTable
+  logs: LogsTable
+  options: OptionsTable
+  top_ups: TopUpsTable
+  midjourneys: MidjourneysTable
+  tasks: TasksTable
+  quota_data: QuotaDataTable
+}

@@ -1,0 +1,26 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+/** Asynchronous (Suno-style) task. */
+export interface TasksTable {
+  id: Generated<number>
+  task_id: string
+  platform: string
+  user_id: number
+  channel_id: Generated<number>
+  quota: Generated<number>
+  action: Generated<string>
+  /** NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN; empty while submitting. */
+  status: Generated<string>
+  fail_reason: Generated<string>
+  submit_time: Generated<number>
+  start_time: Generated<number>
+  finish_time: Generated<number>
+  progress: Generated<string>
+  properties: unknown
+  data: unknown
+  created_at: Generated<number>
+  updated_at: Generated<number>
+}
+export type Task = Selectable<TasksTable>
+export type NewTask = Insertable<TasksTable>
+export type TaskUpdate = Updateable<TasksTable>

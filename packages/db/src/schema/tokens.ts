@@ -1,0 +1,34 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+/** Relay access token (sk-...). Looked up by hash; the encrypted copy lets the owner reveal it. */
+export interface TokensTable {
+  id: Generated<number>
+  user_id: number
+  name: Generated<string>
+  /** SHA-256 hex of the full key. */
+  key_hash: string
+  /** AES-256-GCM ciphertext of the key under CRYPTO_SECRET. */
+  key_encrypted: string
+  /** A masked form for lists, e.g. sk-abcd...wxyz. */
+  key_hint: Generated<string>
+  /** 1 enabled, 2 disabled, 3 expired, 4 exhausted. */
+  status: Generated<number>
+  remain_quota: Generated<number>
+  used_quota: Generated<number>
+  unlimited_quota: Generated<boolean>
+  /** -1 never, else unix seconds. */
+  expired_time: Generated<number>
+  model_limits_enabled: Generated<boolean>
+  /** Comma-separated model names. */
+  model_limits: Generated<string>
+  /** One IP or CIDR per line; empty allows all. */
+  allow_ips: Generated<string>
+  /** Empty means the owner's group. */
+  group: Generated<string>
+  created_time: Generated<number>
+  accessed_time: Generated<number>
+  deleted_at: number | null
+}
+export type Token = Selectable<TokensTable>
+export type NewToken = Insertable<TokensTable>
+export type TokenUpdate = Updateable<TokensTable>

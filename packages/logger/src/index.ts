@@ -1,0 +1,84 @@
+import type { LoggerOptions } from 'pino'
+
+/**
+ * Paths pino censors in every log line. Covers request headers that carry credentials (both as
+ * Fastify's request serializer emits them and as raw header objects), channel keys and secrets in
+ * logged objects. `?key=` in URLs is handled by {@link redactUrl} in the request serializer.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["x-goog-api-key"]',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
+  'headers.cookie',
+  'authorization',
+  'password',
+  'key',
+  'apiKey',
+  'api_key',
+  'secret',
+  'token',
+  '*.password',
+  '*.key',
+  '*.apiKey',
+  '*.api_key',
+  '*.secret',
+  '*.token',
+  '*.access_token',
+  'channel.key',
+  'config.DATABASE_URL',
+  'config.REDIS_URL',
+  'config.SESSION_SECRET',
+  'config.CRYPTO_SECRET'
+]
+
+export const REDACTED = '[redacted]'
+
+const SECRET_QUERY = /([?&](?:key|api_key|apikey|access_token|token)=)[^&#]*/gi
+const URL_PASSWORD = /(\/\/[^/:@\s]+:)[^@/\s]+@/g
+
+/** Removes `?key=`-style credentials and URL passwords from a URL or free text. */
+export function redactUrl (url: string): string {
+  return url.replace(SECRET_QUERY, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`)
+}
+
+interface RequestLike {
+  method?: string
+  url?: string
+  hostname?: string
+  ip?: string
+  id?: string | number
+}
+
+/** Options for one service's pino logger (and Fastify's `logger` option). */
+export function loggerOptions (opts: { service: string, level?: string }): LoggerOptions {
+  return {
+    level: opts.level ?? 'info',
+    base: { service: opts.service },
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    serializers: {
+      req (req: RequestLike) {
+        return {
+          id: req.id,
+          method: req.method,
+          url: req.url === undefined ? undefined : redactUrl(req.url),
+          ip: req.ip
+        }
+      },
+      err (err: Error & { code?: string, statusCode?: number }) {
+        return {
+          type: err.name,
+          code: err.code,
+          statusCode: err.statusCode,
+          message: redactUrl(err.message),
+          stack: err.stack === undefined ? undefined : redactUrl(err.stack)
+        }
+      }
+    }
+  }
+}
