@@ -46,6 +46,7 @@ export const controlPlaneConfigSchema = Type.Object({
   CONTROL_PLANE_PORT: port(3001, 'control plane'),
   SESSION_SECRET: secret('signs console sessions'),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
+  TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (proxies whose X-Forwarded-For is believed)' }),
   WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' }))
 })
 export type ControlPlaneConfig = Static<typeof controlPlaneConfigSchema>

@@ -1,0 +1,118 @@
+/**
+ * Defaults of every option the super admin can set (SPEC.md sections 3 and 9). Values are strings,
+ * as stored in the options table; a stored row overrides its default.
+ */
+export const OPTION_DEFAULTS = {
+  SystemName: 'ModelGate',
+  Logo: '',
+  Footer: '',
+  Notice: '',
+  About: '',
+  HomePageContent: '',
+  ServerAddress: '',
+  WorkerUrl: '',
+  WorkerValidKey: '',
+  TopUpLink: '',
+  ChatLink: '',
+  ChatLink2: '',
+  Chats: '[]',
+  QuotaPerUnit: '500000',
+  DisplayInCurrencyEnabled: 'true',
+  DisplayTokenStatEnabled: 'true',
+  DefaultCollapseSidebar: 'false',
+  DrawingEnabled: 'true',
+  TaskEnabled: 'true',
+  MjNotifyEnabled: 'false',
+  MjAccountFilterEnabled: 'false',
+  MjForwardUrlEnabled: 'true',
+  MjModeClearEnabled: 'false',
+  MjActionCheckSuccessEnabled: 'true',
+  DataExportEnabled: 'true',
+  DataExportInterval: '5',
+  DataExportDefaultTime: 'hour',
+  PasswordLoginEnabled: 'true',
+  PasswordRegisterEnabled: 'true',
+  RegisterEnabled: 'true',
+  EmailVerificationEnabled: 'false',
+  EmailDomainRestrictionEnabled: 'false',
+  EmailAliasRestrictionEnabled: 'false',
+  EmailDomainWhitelist: 'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com',
+  GitHubOAuthEnabled: 'false',
+  GitHubClientId: '',
+  GitHubClientSecret: '',
+  LinuxDOOAuthEnabled: 'false',
+  LinuxDOClientId: '',
+  LinuxDOClientSecret: '',
+  WeChatAuthEnabled: 'false',
+  WeChatServerAddress: '',
+  WeChatServerToken: '',
+  WeChatAccountQRCodeImageURL: '',
+  TelegramOAuthEnabled: 'false',
+  TelegramBotToken: '',
+  TelegramBotName: '',
+  TurnstileCheckEnabled: 'false',
+  TurnstileSiteKey: '',
+  TurnstileSecretKey: '',
+  SMTPServer: '',
+  SMTPPort: '587',
+  SMTPAccount: '',
+  SMTPFrom: '',
+  SMTPToken: '',
+  SMTPSSLEnabled: 'false',
+  PayAddress: '',
+  CustomCallbackAddress: '',
+  EpayId: '',
+  EpayKey: '',
+  Price: '7.3',
+  MinTopUp: '1',
+  TopupGroupRatio: '{}',
+  RetryTimes: '0',
+  QuotaForNewUser: '0',
+  QuotaForInviter: '0',
+  QuotaForInvitee: '0',
+  PreConsumedQuota: '500',
+  QuotaRemindThreshold: '1000',
+  ChannelDisableThreshold: '5',
+  AutomaticDisableChannelEnabled: 'false',
+  AutomaticEnableChannelEnabled: 'false',
+  LogConsumeEnabled: 'true',
+  CheckSensitiveEnabled: 'false',
+  CheckSensitiveOnPromptEnabled: 'false',
+  SensitiveWords: '',
+  GroupRatio: '{"default":1,"vip":1,"svip":1}',
+  UserUsableGroups: '{"default":"default","vip":"vip"}'
+} as const satisfies Record<string, string>
+
+export type OptionKey = keyof typeof OPTION_DEFAULTS
+
+/** Options are read through this view: stored values over defaults, with typed getters. */
+export class OptionValues {
+  readonly #stored: ReadonlyMap<string, string>
+
+  constructor (stored: ReadonlyMap<string, string>) {
+    this.#stored = stored
+  }
+
+  str (key: OptionKey): string {
+    return this.#stored.get(key) ?? OPTION_DEFAULTS[key]
+  }
+
+  bool (key: OptionKey): boolean {
+    return this.str(key) === 'true'
+  }
+
+  /** A number, or the default when the stored text is not numeric. */
+  num (key: OptionKey): number {
+    const n = Number(this.str(key))
+    return Number.isFinite(n) ? n : Number(OPTION_DEFAULTS[key])
+  }
+
+  /** Parsed JSON, or the parsed default when the stored text is not valid JSON. */
+  json (key: OptionKey): unknown {
+    try {
+      return JSON.parse(this.str(key))
+    } catch {
+      return JSON.parse(OPTION_DEFAULTS[key])
+    }
+  }
+}

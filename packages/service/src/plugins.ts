@@ -1,0 +1,131 @@
+import { createDb, type Database, ensureLogPartitions, type Kysely, migrateToLatest, pendingMigrations, pingDb } from '@modelgate/db'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Kysely<Database>
+    redis: Redis
+  }
+}
+
+/** Options of {@link dbPlugin}. */
+export interface DbPluginOptions {
+  url: string
+  applicationName: string
+  /** Pool size; default 10. */
+  max?: number
+  /** Apply pending migrations (and create upcoming logs partitions) before the service starts. */
+  migrate: boolean
+}
+
+/** Decorates `app.db` (Kysely over a pg pool); migrates first when asked; closes the pool on close. */
+export const dbPlugin = fp(async (app: FastifyInstance, opts: DbPluginOptions) => {
+  const db = createDb(opts.url, { max: opts.max, applicationName: opts.applicationName })
+  app.addHook('onClose', async () => await db.destroy())
+  if (opts.migrate) {
+    const { applied } = await migrateToLatest(db)
+    if (applied.length > 0) app.log.info({ applied }, 'database migrations applied')
+    await ensureLogPartitions(db)
+  }
+  app.decorate('db', db)
+}, { name: 'db', fastify: '5.x' })
+
+/** Options of {@link redisPlugin}. */
+export interface RedisPluginOptions {
+  url: string
+  /** Prefix of every key this service writes (isolates tests and co-hosted deployments). */
+  keyPrefix: string
+}
+
+/** Decorates `app.redis`. Commands fail after one retry instead of queueing while Redis is down. */
+export const redisPlugin = fp(async (app: FastifyInstance, opts: RedisPluginOptions) => {
+  const redis = new Redis(opts.url, {
+    keyPrefix: opts.keyPrefix,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5_000,
+    lazyConnect: true
+  })
+  redis.on('error', (err: Error) => app.log.warn({ err }, 'redis connection error'))
+  // Not awaited: a service starts (and reports not ready) while Redis is down, then recovers.
+  redis.connect().catch(() => {})
+  app.addHook('onClose', async () => {
+    await redis.quit().catch(() => redis.disconnect())
+  })
+  app.decorate('redis', redis)
+}, { name: 'redis', fastify: '5.x' })
+
+async function withTimeout<T> (p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms) })
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A readiness check: resolves when healthy, throws with a reason otherwise. */
+export type ReadinessCheck = () => Promise<void>
+
+/** Options of {@link healthPlugin}. */
+export interface HealthPluginOptions {
+  /** Checks besides postgres, redis and migrations. */
+  extraChecks?: Record<string, ReadinessCheck>
+  /** Per-check time limit; default 2000 ms. */
+  timeoutMs?: number
+}
+
+/**
+ * `GET /healthz`: the process is alive. `GET /readyz`: Postgres and Redis answer and the schema is
+ * at this build's latest migration; 503 with the failing checks otherwise.
+ */
+export const healthPlugin = fp(async (app: FastifyInstance, opts: HealthPluginOptions) => {
+  let migrated = false
+  const checks: Record<string, ReadinessCheck> = {
+    postgres: async () => await pingDb(app.db),
+    redis: async () => { await app.redis.ping() },
+    migrations: async () => {
+      if (migrated) return
+      const pending = await pendingMigrations(app.db)
+      if (pending.length > 0) throw new Error(`pending: ${pending.join(', ')}`)
+      migrated = true
+    },
+    ...opts.extraChecks
+  }
+  const timeoutMs = opts.timeoutMs ?? 2_000
+
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {
+    const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), timeoutMs, name)
+        return [name, { ok: true }] as const
+      } catch (err) {
+        return [name, { ok: false, detail: (err as Error).message }] as const
+      }
+    }))
+    const ready = results.every(([, r]) => r.ok)
+    return await reply.code(ready ? 200 : 503).send({ ready, checks: Object.fromEntries(results) })
+  })
+}, { name: 'health', fastify: '5.x', dependencies: ['db', 'redis'] })
+
+/**
+ * Connection options for BullMQ from a redis:// URL. BullMQ needs options rather than a shared
+ * ioredis instance (it opens its own blocking connections, and a shared one keeps the process alive).
+ */
+export function bullConnection (url: string): { host: string, port: number, username?: string, password?: string, db: number, tls?: object, maxRetriesPerRequest: null } {
+  const u = new URL(url)
+  return {
+    host: u.hostname,
+    port: u.port === '' ? 6379 : Number(u.port),
+    ...(u.username === '' ? {} : { username: decodeURIComponent(u.username) }),
+    ...(u.password === '' ? {} : { password: decodeURIComponent(u.password) }),
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null
+  }
+}

@@ -1,0 +1,22 @@
+import type { BillingWorkerConfig } from '@modelgate/config'
+import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import type { FastifyInstance } from 'fastify'
+import workerPlugin from './worker.js'
+
+export interface BillingWorkerOptions {
+  config: Readonly<BillingWorkerConfig>
+}
+
+/** The billing worker: BullMQ consumers plus /healthz and /readyz for the orchestrator. */
+export default async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
+  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
+  await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+  await app.register(workerPlugin, { redisUrl: config.REDIS_URL, prefix: `${config.REDIS_KEY_PREFIX}bull` })
+  await app.register(healthPlugin, {
+    extraChecks: {
+      workers: async () => {
+        if (!app.maintenance.worker.isRunning()) throw new Error('maintenance worker is not running')
+      }
+    }
+  })
+}

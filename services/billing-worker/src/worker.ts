@@ -1,0 +1,46 @@
+import { bullConnection } from '@modelgate/service'
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { logPartitionsJob } from './jobs/log-partitions/definition.js'
+import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
+import { schedulePeriodicJobs } from './periodic/index.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    maintenance: { queue: Queue, worker: Worker }
+  }
+}
+
+export interface WorkerPluginOptions {
+  redisUrl: string
+  /** BullMQ key prefix (its own, separate from ioredis' keyPrefix). */
+  prefix: string
+}
+
+/**
+ * Runs the BullMQ workers inside the service. On close, workers stop taking jobs and finish the
+ * current one before connections close.
+ */
+export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
+  const connection = bullConnection(opts.redisUrl)
+  const queue = new Queue(logPartitionsJob.queue, { connection, prefix: opts.prefix })
+  const worker = new Worker(logPartitionsJob.queue, async (job: Job) => {
+    switch (job.name) {
+      case logPartitionsJob.name:
+        return await runLogPartitions(job, { db: app.db })
+      default:
+        throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
+    }
+  }, { connection, prefix: opts.prefix, concurrency: 1 })
+  worker.on('failed', (job, err) => app.log.error({ err, job: job?.name, attempts: job?.attemptsMade }, 'maintenance job failed'))
+  worker.on('completed', (job, result) => app.log.info({ job: job.name, result }, 'maintenance job done'))
+  worker.on('error', (err) => app.log.warn({ err }, 'maintenance worker error'))
+
+  app.addHook('onReady', async () => { await schedulePeriodicJobs(queue) })
+  app.addHook('onClose', async () => {
+    await worker.close()
+    await queue.close()
+  })
+  app.decorate('maintenance', { queue, worker })
+}, { name: 'maintenance-worker', dependencies: ['db'] })

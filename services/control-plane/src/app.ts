@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import fastifyStatic from '@fastify/static'
+import type { ControlPlaneConfig } from '@modelgate/config'
+import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { msg } from './lib/i18n.js'
+import optionsPlugin from './plugins/app/options.js'
+import rootUserPlugin from './plugins/app/root-user.js'
+import statusRoutes from './routes/api/status/index.js'
+
+const require = createRequire(import.meta.url)
+const { version } = require('../package.json') as { version: string }
+
+/** Where the built console lives: WEB_DIST_DIR, else the @modelgate/web workspace's dist. */
+function webDistDir (config: ControlPlaneConfig): string | undefined {
+  if (config.WEB_DIST_DIR !== undefined) return config.WEB_DIST_DIR
+  try {
+    return join(dirname(require.resolve('@modelgate/web/package.json')), 'dist')
+  } catch {
+    return undefined
+  }
+}
+
+export interface ControlPlaneOptions {
+  config: Readonly<ControlPlaneConfig>
+}
+
+/** The whole control plane as one plugin: `/api` for the console, and the console itself. */
+export default async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptions) {
+  const startTime = Math.floor(Date.now() / 1000)
+  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
+  await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+  await app.register(healthPlugin, {})
+  await app.register(optionsPlugin)
+  await app.register(rootUserPlugin)
+
+  await app.register(async (api) => {
+    await api.register(statusRoutes, { prefix: '/status', version, startTime })
+    api.setNotFoundHandler(async (req, reply) => await reply.code(404).send({ success: false, message: msg(req, 'notFound') }))
+    api.setErrorHandler(async (err: FastifyError, req, reply) => {
+      const status = err.statusCode ?? 500
+      if (status >= 500) req.log.error({ err }, 'console API error')
+      return await reply.code(status).send({
+        success: false,
+        message: status >= 500 ? msg(req, 'internal') : err.validation !== undefined ? `${msg(req, 'invalidParameter')}: ${err.message}` : err.message
+      })
+    })
+  }, { prefix: '/api' })
+
+  const dist = webDistDir(config)
+  if (dist !== undefined && existsSync(join(dist, 'index.html'))) {
+    await app.register(fastifyStatic, { root: dist, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false })
+    // Client-side routes (/token, /log, ...) all load the single-page console.
+    app.setNotFoundHandler(async (req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return await reply.code(404).send({ success: false, message: msg(req, 'notFound') })
+      return await reply.header('cache-control', 'no-cache').sendFile('index.html')
+    })
+  } else {
+    app.log.warn({ dist }, 'console build not found; serving the API only (run npm run build)')
+  }
+}

@@ -1,0 +1,54 @@
+import { type StatusData, StatusResponse } from '@modelgate/contracts'
+import type { OptionValues } from '@modelgate/contracts'
+import type { FastifyInstance } from 'fastify'
+
+/** Builds the public status object from options (SPEC.md section 3, "status object"). */
+export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData {
+  const online = o.str('PayAddress') !== '' && o.str('EpayId') !== '' && o.str('EpayKey') !== ''
+  return {
+    version: meta.version,
+    start_time: meta.startTime,
+    system_name: o.str('SystemName'),
+    logo: o.str('Logo'),
+    footer_html: o.str('Footer'),
+    quota_per_unit: o.num('QuotaPerUnit'),
+    display_in_currency: o.bool('DisplayInCurrencyEnabled'),
+    display_token_stat: o.bool('DisplayTokenStatEnabled'),
+    enable_drawing: o.bool('DrawingEnabled'),
+    enable_task: o.bool('TaskEnabled'),
+    enable_data_export: o.bool('DataExportEnabled'),
+    data_export_default_time: o.str('DataExportDefaultTime'),
+    default_collapse_sidebar: o.bool('DefaultCollapseSidebar'),
+    mj_notify_enabled: o.bool('MjNotifyEnabled'),
+    chats: o.json('Chats'),
+    chat_link: o.str('ChatLink'),
+    chat_link2: o.str('ChatLink2'),
+    github_oauth: o.bool('GitHubOAuthEnabled'),
+    github_client_id: o.str('GitHubClientId'),
+    linuxdo_oauth: o.bool('LinuxDOOAuthEnabled'),
+    linuxdo_client_id: o.str('LinuxDOClientId'),
+    wechat_login: o.bool('WeChatAuthEnabled'),
+    wechat_qrcode: o.str('WeChatAccountQRCodeImageURL'),
+    telegram_oauth: o.bool('TelegramOAuthEnabled'),
+    telegram_bot_name: o.str('TelegramBotName'),
+    turnstile_check: o.bool('TurnstileCheckEnabled'),
+    turnstile_site_key: o.str('TurnstileSiteKey'),
+    email_verification: o.bool('EmailVerificationEnabled'),
+    password_login: o.bool('PasswordLoginEnabled'),
+    password_register: o.bool('PasswordRegisterEnabled'),
+    register_enabled: o.bool('RegisterEnabled'),
+    server_address: o.str('ServerAddress'),
+    top_up_link: o.str('TopUpLink'),
+    min_topup: o.num('MinTopUp'),
+    price: o.num('Price'),
+    enable_online_topup: online
+  }
+}
+
+export default async function statusRoutes (app: FastifyInstance, opts: { version: string, startTime: number }) {
+  app.get('/', { schema: { response: { 200: StatusResponse } } }, async () => ({
+    success: true,
+    message: '',
+    data: statusFromOptions(await app.loadOptions(), opts)
+  }))
+}

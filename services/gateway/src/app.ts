@@ -1,0 +1,18 @@
+import type { GatewayConfig } from '@modelgate/config'
+import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import type { FastifyInstance } from 'fastify'
+import controlPlaneProxy from './plugins/app/control-plane-proxy.js'
+import relay from './relay/index.js'
+
+export interface GatewayOptions {
+  config: Readonly<GatewayConfig>
+}
+
+/** The whole gateway as one plugin: relay routes, health, and the proxy to the control plane. */
+export default async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
+  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'gateway', migrate: config.MIGRATE_ON_START })
+  await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+  await app.register(healthPlugin, {})
+  await app.register(relay)
+  await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL })
+}
