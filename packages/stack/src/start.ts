@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// `npm start`: the whole system on one machine. Postgres and Redis from DATABASE_URL / REDIS_URL,
+// else servers on the standard local ports, else real servers started under ./data; then the
+// three services under one supervisor. Ctrl-C stops the services first, the data servers last.
+import { createRequire } from 'node:module'
+import { createInterface } from 'node:readline'
+import { loadStackConfig, type StackConfig } from '@modelgate/config'
+import { sleep } from './net.js'
+import { type PostgresHandle, resolvePostgres } from './postgres.js'
+import { type RedisHandle, resolveRedis } from './redis.js'
+import { resolveSecrets } from './secrets.js'
+import { Supervisor } from './supervisor.js'
+
+const require = createRequire(import.meta.url)
+const log = (line: string) => process.stdout.write(`stack          | ${line}\n`)
+
+let config: Readonly<StackConfig>
+try {
+  config = loadStackConfig()
+} catch (err) {
+  process.stderr.write(`npm start: ${(err as Error).message}\n`)
+  process.exit(1)
+}
+
+let pgHandle: PostgresHandle | undefined
+let redisHandle: RedisHandle | undefined
+let supervisor: Supervisor | undefined
+let stopping = false
+
+async function shutdown (code: number): Promise<never> {
+  if (stopping) process.exit(1)
+  stopping = true
+  log('stopping (press Ctrl-C again to force)')
+  await supervisor?.stopAll(['gateway', 'control-plane', 'billing-worker'], 35_000)
+  await redisHandle?.stop()
+  await pgHandle?.stop()
+  log('stopped')
+  process.exit(code)
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => { void shutdown(0) })
+
+async function waitReady (url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const res = await fetch(url)
+      if (res.ok) return true
+    } catch {}
+    await sleep(250)
+  }
+  return false
+}
+
+try {
+  pgHandle = await resolvePostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, port: config.LOCAL_POSTGRES_PORT }, log)
+  log(`Postgres: ${pgHandle.source}`)
+  redisHandle = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, port: config.LOCAL_REDIS_PORT }, log)
+  log(`Redis: ${redisHandle.source}`)
+  const secrets = await resolveSecrets(config.DATA_DIR, { SESSION_SECRET: config.SESSION_SECRET, CRYPTO_SECRET: config.CRYPTO_SECRET })
+
+  const env = {
+    DATABASE_URL: pgHandle.url,
+    REDIS_URL: redisHandle.url,
+    ...secrets,
+    PORT: String(config.PORT),
+    CONTROL_PLANE_PORT: String(config.CONTROL_PLANE_PORT),
+    BILLING_WORKER_PORT: String(config.BILLING_WORKER_PORT),
+    CONTROL_PLANE_URL: `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`,
+    LOG_LEVEL: config.LOG_LEVEL
+  }
+  supervisor = new Supervisor({ onGiveUp: () => { void shutdown(1) } })
+  for (const name of ['control-plane', 'billing-worker', 'gateway']) {
+    supervisor.start({ name, script: require.resolve(`@modelgate/${name}/server`), env })
+  }
+
+  const base = `http://127.0.0.1:${config.PORT}`
+  if (await waitReady(`${base}/readyz`, 120_000) && await waitReady(`${base}/api/status`, 30_000)) {
+    log('')
+    log(`ready: console and API at http://localhost:${config.PORT}  (OpenAI base URL http://localhost:${config.PORT}/v1)`)
+    log('first sign-in: root / 123456 (change it in the console)')
+    log('type "rs <service>" and Enter to restart one service; Ctrl-C stops everything')
+    log('')
+  } else if (!stopping) {
+    log(`the gateway did not become ready on ${base}/readyz; see the service output above`)
+  }
+
+  if (process.stdin.isTTY) {
+    createInterface({ input: process.stdin }).on('line', (line) => {
+      const [cmd, name] = line.trim().split(/\s+/)
+      if ((cmd === 'rs' || cmd === 'restart') && name !== undefined && supervisor?.names.includes(name)) {
+        log(`restarting ${name}`)
+        void supervisor.restart(name)
+      } else if (line.trim() !== '') {
+        log(`unknown command; services: ${supervisor?.names.join(', ') ?? ''}`)
+      }
+    })
+  }
+} catch (err) {
+  process.stderr.write(`npm start: ${(err as Error).message}\n`)
+  await shutdown(1)
+}
