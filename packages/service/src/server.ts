@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
@@ -11,14 +12,21 @@ export interface RunServiceOptions {
   shutdownGraceMs: number
   /** Registers the service (its app.ts plugin) on the instance. */
   register: (app: FastifyInstance) => Promise<void> | void
+  /** Take X-Request-Id from the caller (internal services only). */
+  trustRequestId: boolean
   fastify?: FastifyServerOptions
 }
 
-/** Fastify options every service shares: redacting logger, request ids, sane timeouts. */
-export function fastifyOptions (service: string, logLevel: string): FastifyServerOptions {
+/**
+ * Fastify options every service shares: redacting logger, request ids, sane timeouts.
+ * The public edge (the gateway) mints its own request ids, since they later key billing; internal
+ * services take the gateway's from X-Request-Id so one id follows a request across services.
+ */
+export function fastifyOptions (service: string, logLevel: string, opts: { trustRequestId: boolean }): FastifyServerOptions {
   return {
     logger: loggerOptions({ service, level: logLevel }),
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
+    genReqId: () => randomUUID(),
     requestIdLogLabel: 'request_id',
     disableRequestLogging: false,
     connectionTimeout: 0,
@@ -34,7 +42,7 @@ export function fastifyOptions (service: string, logLevel: string): FastifyServe
  * the grace period running out, exits at once with code 1.
  */
 export async function runService (opts: RunServiceOptions): Promise<FastifyInstance> {
-  const app = Fastify({ ...fastifyOptions(opts.service, opts.logLevel), ...opts.fastify })
+  const app = Fastify({ ...fastifyOptions(opts.service, opts.logLevel, { trustRequestId: opts.trustRequestId }), ...opts.fastify })
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) {

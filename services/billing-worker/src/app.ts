@@ -1,6 +1,7 @@
 import type { BillingWorkerConfig } from '@modelgate/config'
 import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import workerPlugin from './worker.js'
 
 export interface BillingWorkerOptions {
@@ -8,7 +9,7 @@ export interface BillingWorkerOptions {
 }
 
 /** The billing worker: BullMQ consumers plus /healthz and /readyz for the orchestrator. */
-export default async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
+async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(workerPlugin, { redisUrl: config.REDIS_URL, prefix: `${config.REDIS_KEY_PREFIX}bull` })
@@ -20,3 +21,6 @@ export default async function billingWorker (app: FastifyInstance, { config }: B
     }
   })
 }
+
+// Not encapsulated: the service's decorators (db, redis, ...) are visible to whoever registers it.
+export default fp(billingWorker, { name: 'billing-worker-app', fastify: '5.x' })

@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static'
 import type { ControlPlaneConfig } from '@modelgate/config'
 import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { msg } from './lib/i18n.js'
 import optionsPlugin from './plugins/app/options.js'
 import rootUserPlugin from './plugins/app/root-user.js'
@@ -28,7 +29,7 @@ export interface ControlPlaneOptions {
 }
 
 /** The whole control plane as one plugin: `/api` for the console, and the console itself. */
-export default async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptions) {
+async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptions) {
   const startTime = Math.floor(Date.now() / 1000)
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
@@ -61,3 +62,6 @@ export default async function controlPlane (app: FastifyInstance, { config }: Co
     app.log.warn({ dist }, 'console build not found; serving the API only (run npm run build)')
   }
 }
+
+// Not encapsulated: the service's decorators (db, redis, ...) are visible to whoever registers it.
+export default fp(controlPlane, { name: 'control-plane-app', fastify: '5.x' })

@@ -15,5 +15,6 @@ await runService({
   port: config.CONTROL_PLANE_PORT,
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   fastify: { trustProxy: config.TRUST_PROXY },
+  trustRequestId: true,
   register: async (app) => { await app.register(controlPlane, { config }) }
 })

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '@modelgate/config'
 import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import controlPlaneProxy from './plugins/app/control-plane-proxy.js'
 import relay from './relay/index.js'
 
@@ -9,10 +10,13 @@ export interface GatewayOptions {
 }
 
 /** The whole gateway as one plugin: relay routes, health, and the proxy to the control plane. */
-export default async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
+async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'gateway', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
   await app.register(relay)
   await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL })
 }
+
+// Not encapsulated: the service's decorators (db, redis, ...) are visible to whoever registers it.
+export default fp(gateway, { name: 'gateway-app', fastify: '5.x' })

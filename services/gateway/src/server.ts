@@ -14,5 +14,6 @@ await runService({
   host: config.HOST,
   port: config.PORT,
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+  trustRequestId: false,
   register: async (app) => { await app.register(gateway, { config }) }
 })

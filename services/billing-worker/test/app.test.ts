@@ -1,0 +1,60 @@
+import { loadBillingWorkerConfig } from '@modelgate/config'
+import { listLogPartitions, sql } from '@modelgate/db'
+import { createServiceEnv } from '@modelgate/testing'
+import type { Job } from 'bullmq'
+import Fastify from 'fastify'
+import t, { type Test } from 'tap'
+import billingWorker from '../src/app.js'
+import { run as runLogPartitions } from '../src/jobs/log-partitions/handler.js'
+
+async function build (t: Test, env: Record<string, string>) {
+  const app = Fastify()
+  await app.register(billingWorker, { config: loadBillingWorkerConfig(env) })
+  t.teardown(() => app.close())
+  return app
+}
+
+function monthName (d: Date): string {
+  return `logs_${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`
+}
+
+t.test('schedules the logs partition job and runs it at start', async (t) => {
+  const env = await createServiceEnv(t)
+  const app = await build(t, env)
+  await app.after()
+  // Simulate a month boundary approaching: next month's partition is missing.
+  const next = new Date()
+  next.setUTCDate(1)
+  next.setUTCMonth(next.getUTCMonth() + 1)
+  await sql`drop table ${sql.table(monthName(next))}`.execute(app.db)
+  const done = new Promise<unknown>((resolve) => {
+    app.maintenance.worker.on('completed', (job: Job, result: unknown) => { if (job.name === 'log-partitions') resolve(result) })
+  })
+  await app.ready()
+  t.same(await done, { created: 1 }, 'the scheduled run recreated the missing partition')
+  t.ok((await listLogPartitions(app.db)).some((p) => p.name === monthName(next)))
+  const schedulers = await app.maintenance.queue.getJobSchedulers()
+  t.same(schedulers.map((s) => s.key), ['log-partitions'], 'one scheduler, however many replicas registered it')
+  t.equal(schedulers[0]?.every, 6 * 60 * 60 * 1000)
+})
+
+t.test('the log partitions handler is idempotent', async (t) => {
+  const env = await createServiceEnv(t)
+  const app = await build(t, env)
+  await app.ready()
+  const now = () => new Date(Date.UTC(2030, 0, 15))
+  t.same(await runLogPartitions({ id: '1' }, { db: app.db, now }), { created: 4 }, 'Dec 2029 through Mar 2030')
+  t.same(await runLogPartitions({ id: '1' }, { db: app.db, now }), { created: 0 }, 'a redelivered job changes nothing')
+})
+
+t.test('readiness includes the workers', async (t) => {
+  const app = await build(t, await createServiceEnv(t))
+  await app.ready()
+  const res = await app.inject('/readyz')
+  t.equal(res.statusCode, 200)
+  t.same(res.json().checks.workers, { ok: true })
+  await app.maintenance.worker.close()
+  const after = await app.inject('/readyz')
+  t.equal(after.statusCode, 503)
+  t.equal(after.json().checks.workers.ok, false)
+})
