@@ -29,6 +29,12 @@ function expectation (schema: TSchema): string {
   return `must be ${String(s['type'])}`
 }
 
+/** How a bad value appears in the error: secrets only by length, URL passwords masked. */
+function shown (schema: TSchema, value: unknown): string {
+  if ((schema as { secret?: boolean }).secret === true) return `${String(value).length} characters`
+  return JSON.stringify(String(value).replace(/(\/\/[^/:@\s]*:)[^@/\s]*@/, '$1***@'))
+}
+
 /**
  * Reads the variables named by `schema` from `env`, applies defaults, converts strings to the
  * declared types and validates. Empty strings count as unset. Returns a frozen object or throws
@@ -48,7 +54,7 @@ export function loadConfig<S extends TObject> (service: string, schema: S, env: 
       continue
     }
     if (!Value.Check(propSchema, value[name])) {
-      problems.push({ name, problem: `${expectation(propSchema)} (got ${JSON.stringify(raw[name])})` })
+      problems.push({ name, problem: `${expectation(propSchema)} (got ${shown(propSchema, raw[name])})` })
     }
   }
   if (problems.length > 0) throw new ConfigError(service, problems)

@@ -17,7 +17,7 @@ const logLevel = Type.Union(
 )
 const host = Type.String({ minLength: 1, default: '0.0.0.0', description: 'must be an interface address' })
 const secret = (purpose: string) =>
-  Type.String({ minLength: 32, description: `must be at least 32 characters (${purpose})` })
+  Type.String({ minLength: 32, secret: true, description: `must be at least 32 characters (${purpose})` })
 const bool = (fallback: boolean, what: string) =>
   Type.Boolean({ default: fallback, description: `must be true or false (${what})` })
 const redisPrefix = Type.String({ default: '', pattern: '^[A-Za-z0-9:_-]*$', description: 'must contain only letters, digits, ":", "_" and "-"' })

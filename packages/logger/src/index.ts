@@ -39,7 +39,7 @@ export const REDACT_PATHS: readonly string[] = [
 
 export const REDACTED = '[redacted]'
 
-const SECRET_QUERY = /([?&](?:key|api_key|apikey|access_token|token)=)[^&#]*/gi
+const SECRET_QUERY = /([?&](?:key|api_key|apikey|access_token|token)=)[^&#\s]*/gi
 const URL_PASSWORD = /(\/\/[^/:@\s]+:)[^@/\s]+@/g
 
 /** Removes `?key=`-style credentials and URL passwords from a URL or free text. */
@@ -61,6 +61,16 @@ export function loggerOptions (opts: { service: string, level?: string }): Logge
     level: opts.level ?? 'info',
     base: { service: opts.service },
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    hooks: {
+      // Messages are free text and may quote a URL with ?key=; pino does not redact them itself.
+      logMethod (args, method) {
+        const [first, second, ...rest] = args as unknown[]
+        if (typeof first === 'string') return method.apply(this, [redactUrl(first), second, ...rest] as Parameters<typeof method>)
+        if (typeof second === 'string') return method.apply(this, [first, redactUrl(second), ...rest] as Parameters<typeof method>)
+        if (first instanceof Error && second === undefined) return method.apply(this, [first, redactUrl(first.message)] as Parameters<typeof method>)
+        return method.apply(this, args)
+      }
+    },
     serializers: {
       req (req: RequestLike) {
         return {

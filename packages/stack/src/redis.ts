@@ -62,7 +62,7 @@ export async function startRedisServer (dir: string, port: number, log: (line: s
       c.once('error', reject)
     })
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(INSTALL_REDIS)
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(INSTALL_REDIS, { cause: err })
     throw err
   }
   const url = `redis://127.0.0.1:${port}`

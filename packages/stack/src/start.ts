@@ -45,7 +45,9 @@ async function waitReady (url: string, timeoutMs: number): Promise<boolean> {
     try {
       const res = await fetch(url)
       if (res.ok) return true
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await sleep(250)
   }
   return false

@@ -1,4 +1,6 @@
 import { loadTestConfig } from '@modelgate/config'
+import type * as PgModule from '@testcontainers/postgresql'
+import type * as RedisModule from '@testcontainers/redis'
 
 /**
  * Where the test Postgres and Redis live: TEST_DATABASE_URL / TEST_REDIS_URL when set, otherwise
@@ -18,14 +20,14 @@ const HOW_TO =
   'and TEST_REDIS_URL (e.g. redis://127.0.0.1:6379), or run a Docker engine so testcontainers can start them.'
 
 async function startContainers (need: { postgres: boolean, redis: boolean }): Promise<Partial<TestServers>> {
-  let pgMod: typeof import('@testcontainers/postgresql')
-  let redisMod: typeof import('@testcontainers/redis')
+  let pgMod: typeof PgModule
+  let redisMod: typeof RedisModule
   try {
     // Dynamic: testcontainers is heavy and only needed when no URL is given.
     pgMod = await import('@testcontainers/postgresql')
     redisMod = await import('@testcontainers/redis')
   } catch (err) {
-    throw new Error(`${HOW_TO} (testcontainers could not be loaded: ${(err as Error).message})`)
+    throw new Error(`${HOW_TO} (testcontainers could not be loaded: ${(err as Error).message})`, { cause: err })
   }
   try {
     const [pgc, rc] = await Promise.all([
@@ -34,7 +36,7 @@ async function startContainers (need: { postgres: boolean, redis: boolean }): Pr
     ])
     return { databaseUrl: pgc?.getConnectionUri(), redisUrl: rc?.getConnectionUrl() }
   } catch (err) {
-    throw new Error(`${HOW_TO} (no container runtime: ${(err as Error).message})`)
+    throw new Error(`${HOW_TO} (no container runtime: ${(err as Error).message})`, { cause: err })
   }
 }
 

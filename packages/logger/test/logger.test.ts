@@ -1,0 +1,38 @@
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import t from 'tap'
+import { loggerOptions, redactUrl } from '../src/index.js'
+
+function capture () {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk: Buffer, _enc, cb) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>)
+      cb()
+    }
+  })
+  return { logger: pino(loggerOptions({ service: 'test', level: 'info' }), stream), lines }
+}
+
+t.test('credentials never reach the log line', async (t) => {
+  const { logger, lines } = capture()
+  const secrets = ['sk-live-abcdef', 'goog-key-123', 'anthropic-key-9', 'channel-secret-7', 'hunter2']
+  logger.info({
+    req: { method: 'POST', url: '/v1beta/models/x:generateContent?key=goog-key-123&alt=sse', headers: { authorization: 'Bearer sk-live-abcdef' } },
+    headers: { 'x-api-key': 'anthropic-key-9', authorization: 'Bearer sk-live-abcdef' },
+    channel: { id: 3, key: 'channel-secret-7' },
+    user: { password: 'hunter2' }
+  }, 'relay')
+  logger.error(new Error('upstream https://api.example.com/v1?key=goog-key-123 failed'))
+  const text = JSON.stringify(lines)
+  for (const s of secrets) t.notMatch(text, s, `${s} is redacted`)
+  t.match(text, /\[redacted\]/)
+  t.match(lines[0], { service: 'test', msg: 'relay', req: { method: 'POST', url: '/v1beta/models/x:generateContent?key=[redacted]&alt=sse' } })
+})
+
+t.test('redactUrl strips query credentials and URL passwords', async (t) => {
+  t.equal(redactUrl('/v1/models?key=abc&x=1'), '/v1/models?key=[redacted]&x=1')
+  t.equal(redactUrl('/x?api_key=abc'), '/x?api_key=[redacted]')
+  t.equal(redactUrl('postgres://user:pa55@db:5432/x'), 'postgres://user:[redacted]@db:5432/x')
+  t.equal(redactUrl('/v1/chat/completions'), '/v1/chat/completions')
+})
