@@ -51,6 +51,13 @@ async function ensureDatabase (adminUrl: string, name: string): Promise<string> 
   return u.toString()
 }
 
+async function firstFreePort (from: number): Promise<number> {
+  for (let p = from; p < from + 50; p++) {
+    if (!await isListening('127.0.0.1', p)) return p
+  }
+  throw new Error(`no free port in ${from}-${from + 49}; set LOCAL_POSTGRES_PORT or DATABASE_URL`)
+}
+
 interface Binaries { pg_ctl: string, initdb: string, postgres: string }
 
 async function binaries (): Promise<Binaries> {
@@ -78,9 +85,8 @@ export async function startEmbedded (dir: string, requestedPort: number, log: (l
   const bins = await binaries()
   // The port is chosen once, when the cluster is created, and kept beside it.
   const portFile = `${dir}.port`
-  const port = existsSync(portFile) ? Number(await readFile(portFile, 'utf8')) : requestedPort
+  let port = existsSync(portFile) ? Number(await readFile(portFile, 'utf8')) : requestedPort
   const password = 'modelgate'
-  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`
   const ids = await runAs()
   const pgOpts = { ...ids, env: { ...process.env, LC_ALL: 'C' } }
   if (ids.uid !== undefined) {
@@ -114,7 +120,11 @@ export async function startEmbedded (dir: string, requestedPort: number, log: (l
   const status = await execFileAsync(bins.pg_ctl, ['status', '-D', dir], pgOpts).then(() => 'running', () => 'stopped')
   if (status === 'stopped') {
     if (await isListening('127.0.0.1', port)) {
-      throw new Error(`port ${port} is taken by another program; set LOCAL_POSTGRES_PORT or DATABASE_URL`)
+      // Another server took our port since the cluster was created: move to a free one.
+      const free = await firstFreePort(requestedPort === port ? port + 1 : requestedPort)
+      log(`port ${port} is taken by another program; using ${free}`)
+      port = free
+      await writeFile(portFile, String(port))
     }
     log(`starting Postgres on 127.0.0.1:${port} (data in ${dir})`)
     await execFileAsync(bins.pg_ctl, [
@@ -124,7 +134,7 @@ export async function startEmbedded (dir: string, requestedPort: number, log: (l
   } else {
     log('reusing the Postgres server already running from data/')
   }
-  const url = await ensureDatabase(adminUrl, DATABASE_NAME)
+  const url = await ensureDatabase(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, DATABASE_NAME)
   return {
     url,
     source: 'started under data/',

@@ -26,10 +26,20 @@ let pgHandle: PostgresHandle | undefined
 let redisHandle: RedisHandle | undefined
 let supervisor: Supervisor | undefined
 let stopping = false
+let stoppingSince = 0
 
-async function shutdown (code: number): Promise<never> {
-  if (stopping) process.exit(1)
+async function shutdown (code: number): Promise<void> {
+  if (stopping) {
+    // One Ctrl-C reaches us twice (from the terminal and forwarded by npm): only a later one forces.
+    if (Date.now() - stoppingSince < 2_000) return
+    log('forced stop')
+    supervisor?.killAll()
+    await redisHandle?.stop()
+    await pgHandle?.stop()
+    process.exit(1)
+  }
   stopping = true
+  stoppingSince = Date.now()
   log('stopping (press Ctrl-C again to force)')
   await supervisor?.stopAll(['gateway', 'control-plane', 'billing-worker'], 35_000)
   await redisHandle?.stop()

@@ -102,6 +102,14 @@ export class Supervisor {
     }
   }
 
+  /** SIGKILLs every service at once (a forced stop). */
+  killAll (): void {
+    for (const r of this.#services.values()) {
+      r.stopping = true
+      r.child?.kill('SIGKILL')
+    }
+  }
+
   /** Stops services in the given order (others after), each with SIGTERM then SIGKILL after graceMs. */
   async stopAll (order: string[], graceMs: number): Promise<void> {
     for (const r of this.#services.values()) r.stopping = true

@@ -100,3 +100,20 @@ t.test('the supervisor restarts a service that crashes and stops it on request',
   t.equal(await readFile(counter, 'utf8'), 'xxT', 'stopped with SIGTERM')
   t.equal(gaveUp, '')
 })
+
+t.test('moves the cluster to a free port when another server took its port', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mg-stack-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const port = await freePort()
+  const first = await startEmbedded(join(dir, 'postgres'), port, () => {})
+  await query(first.url, 'create table kept (v int); insert into kept values (7)')
+  await first.stop()
+  const squatter = createServer().listen(port, '127.0.0.1')
+  t.teardown(() => { squatter.close() })
+  const lines: string[] = []
+  const second = await startEmbedded(join(dir, 'postgres'), port, (l) => lines.push(l))
+  t.teardown(() => second.stop())
+  t.notMatch(second.url, `:${port}/`)
+  t.same(await query(second.url, 'select v from kept'), [{ v: 7 }], 'same data on the new port')
+  t.match(lines.join('\n'), `port ${port} is taken`)
+})
