@@ -2,19 +2,24 @@ import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
+/** The configuration fields every service has. */
+export interface CommonServiceConfig {
+  LOG_LEVEL: string
+  HOST: string
+  SHUTDOWN_GRACE_MS: number
+}
+
 /** What {@link runService} needs to know about a service. */
-export interface RunServiceOptions {
+export interface RunServiceOptions<C extends CommonServiceConfig> {
   service: string
-  logLevel: string
-  host: string
-  port: number
-  /** Longest wait for in-flight work on SIGTERM/SIGINT before the process exits anyway. */
-  shutdownGraceMs: number
+  /** Reads and validates the environment; a ConfigError stops the process with its message. */
+  loadConfig: () => Readonly<C>
+  port: (config: Readonly<C>) => number
   /** Registers the service (its app.ts plugin) on the instance. */
-  register: (app: FastifyInstance) => Promise<void> | void
+  register: (app: FastifyInstance, config: Readonly<C>) => Promise<void> | void
   /** Take X-Request-Id from the caller (internal services only). */
   trustRequestId: boolean
-  fastify?: FastifyServerOptions
+  fastify?: (config: Readonly<C>) => FastifyServerOptions
 }
 
 /**
@@ -41,8 +46,16 @@ export function fastifyOptions (service: string, logLevel: string, opts: { trust
  * finish in-flight requests and jobs (onClose hooks), close pools, exit 0. A second signal, or
  * the grace period running out, exits at once with code 1.
  */
-export async function runService (opts: RunServiceOptions): Promise<FastifyInstance> {
-  const app = Fastify({ ...fastifyOptions(opts.service, opts.logLevel, { trustRequestId: opts.trustRequestId }), ...opts.fastify })
+export async function runService<C extends CommonServiceConfig> (opts: RunServiceOptions<C>): Promise<FastifyInstance> {
+  let config: Readonly<C>
+  try {
+    config = opts.loadConfig()
+  } catch (err) {
+    // Configuration is read before any logger exists: say it plainly on stderr.
+    process.stderr.write(`${opts.service}: ${(err as Error).message}\n`)
+    process.exit(1)
+  }
+  const app = Fastify({ ...fastifyOptions(opts.service, config.LOG_LEVEL, { trustRequestId: opts.trustRequestId }), ...opts.fastify?.(config) })
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) {
@@ -52,9 +65,9 @@ export async function runService (opts: RunServiceOptions): Promise<FastifyInsta
     closing = true
     app.log.info({ signal }, 'shutting down')
     const timer = setTimeout(() => {
-      app.log.error({ graceMs: opts.shutdownGraceMs }, 'graceful shutdown timed out')
+      app.log.error({ graceMs: config.SHUTDOWN_GRACE_MS }, 'graceful shutdown timed out')
       process.exit(1)
-    }, opts.shutdownGraceMs)
+    }, config.SHUTDOWN_GRACE_MS)
     timer.unref()
     app.close().then(() => {
       app.log.info('stopped')
@@ -68,18 +81,12 @@ export async function runService (opts: RunServiceOptions): Promise<FastifyInsta
   process.on('SIGINT', () => shutdown('SIGINT'))
 
   try {
-    await opts.register(app)
-    await app.listen({ host: opts.host, port: opts.port })
+    await opts.register(app, config)
+    await app.listen({ host: config.HOST, port: opts.port(config) })
   } catch (err) {
     app.log.fatal({ err }, 'failed to start')
     await app.close().catch(() => {})
     process.exit(1)
   }
   return app
-}
-
-/** Prints a configuration error for humans and exits 1 (config is read before any logger exists). */
-export function exitOnConfigError (service: string, err: unknown): never {
-  process.stderr.write(`${service}: ${(err as Error).message}\n`)
-  process.exit(1)
 }

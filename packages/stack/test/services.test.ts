@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
-import { createServiceEnv } from '@modelgate/testing'
+import { createServiceEnv, freePort } from '@modelgate/testing'
 import t from 'tap'
 
 const require = createRequire(import.meta.url)
@@ -10,15 +9,6 @@ const SERVICES = [
   { name: 'control-plane', portVar: 'CONTROL_PLANE_PORT' },
   { name: 'billing-worker', portVar: 'BILLING_WORKER_PORT' }
 ] as const
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function run (name: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [require.resolve(`@modelgate/${name}/server`)], {

@@ -3,20 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import pg from 'pg'
+import { freePort } from '@modelgate/testing'
 import t from 'tap'
 import { startEmbedded } from '../src/postgres.js'
 import { startRedisServer } from '../src/redis.js'
 import { resolveSecrets } from '../src/secrets.js'
 import { Supervisor } from '../src/supervisor.js'
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 async function query (url: string, text: string): Promise<unknown[]> {
   const client = new pg.Client({ connectionString: url })

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { type AddressInfo, createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { testServers } from './servers.js'
@@ -90,4 +91,15 @@ export async function createServiceEnv (t: Teardown, extra: Record<string, strin
     ...TEST_SECRETS,
     ...extra
   }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo
+      srv.close(() => resolve(port))
+    })
+    srv.once('error', reject)
+  })
 }

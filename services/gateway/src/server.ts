@@ -1,19 +1,11 @@
 import { loadGatewayConfig } from '@modelgate/config'
-import { exitOnConfigError, runService } from '@modelgate/service'
+import { runService } from '@modelgate/service'
 import gateway from './app.js'
 
-let config
-try {
-  config = loadGatewayConfig()
-} catch (err) {
-  exitOnConfigError('gateway', err)
-}
 await runService({
   service: 'gateway',
-  logLevel: config.LOG_LEVEL,
-  host: config.HOST,
-  port: config.PORT,
-  shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+  loadConfig: loadGatewayConfig,
+  port: (config) => config.PORT,
   trustRequestId: false,
-  register: async (app) => { await app.register(gateway, { config }) }
+  register: async (app, config) => { await app.register(gateway, { config }) }
 })
