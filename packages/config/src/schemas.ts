@@ -20,6 +20,8 @@ const secret = (purpose: string) =>
   Type.String({ minLength: 32, secret: true, description: `must be at least 32 characters (${purpose})` })
 const bool = (fallback: boolean, what: string) =>
   Type.Boolean({ default: fallback, description: `must be true or false (${what})` })
+const httpUrl = (fallback: string, what: string) =>
+  Type.String({ pattern: '^https?://[^\\s]+$', default: fallback, description: `must be an http(s):// URL (${what})` })
 const redisPrefix = Type.String({ default: '', pattern: '^[A-Za-z0-9:_-]*$', description: 'must contain only letters, digits, ":", "_" and "-"' })
 const shutdownGrace = Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: 'must be milliseconds 0-600000' })
 
@@ -47,7 +49,12 @@ export const controlPlaneConfigSchema = Type.Object({
   SESSION_SECRET: secret('signs console sessions'),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (proxies whose X-Forwarded-For is believed)' }),
-  WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' }))
+  WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' })),
+  SESSION_TTL_HOURS: Type.Integer({ minimum: 1, maximum: 8760, default: 720, description: 'must be hours 1-8760 (console session lifetime)' }),
+  GITHUB_OAUTH_URL: httpUrl('https://github.com', 'GitHub OAuth authorize/token base'),
+  GITHUB_API_URL: httpUrl('https://api.github.com', 'GitHub API base'),
+  LINUXDO_OAUTH_URL: httpUrl('https://connect.linux.do', 'LinuxDO OAuth base'),
+  TURNSTILE_VERIFY_URL: httpUrl('https://challenges.cloudflare.com/turnstile/v0/siteverify', 'Turnstile siteverify endpoint')
 })
 export type ControlPlaneConfig = Static<typeof controlPlaneConfigSchema>
 

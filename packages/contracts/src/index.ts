@@ -1,4 +1,6 @@
 export * from './api.js'
+export * from './events.js'
 export * from './health.js'
 export * from './options.js'
 export * from './status.js'
+export * from './ratios.js'

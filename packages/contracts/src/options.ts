@@ -1,3 +1,5 @@
+import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
+
 /**
  * Defaults of every option the super admin can set (SPEC.md sections 3 and 9). Values are strings,
  * as stored in the options table; a stored row overrides its default.
@@ -80,10 +82,20 @@ export const OPTION_DEFAULTS = {
   CheckSensitiveOnPromptEnabled: 'false',
   SensitiveWords: '',
   GroupRatio: '{"default":1,"vip":1,"svip":1}',
-  UserUsableGroups: '{"default":"default","vip":"vip"}'
+  UserUsableGroups: '{"default":"default","vip":"vip"}',
+  ModelRatio: JSON.stringify(DEFAULT_MODEL_RATIO),
+  CompletionRatio: JSON.stringify(DEFAULT_COMPLETION_RATIO),
+  ModelPrice: JSON.stringify(DEFAULT_MODEL_PRICE)
 } as const satisfies Record<string, string>
 
 export type OptionKey = keyof typeof OPTION_DEFAULTS
+
+/** Options whose values are credentials: the API says only whether they are set. */
+export const SECRET_OPTIONS: ReadonlySet<OptionKey> = new Set<OptionKey>([
+  'SMTPToken', 'GitHubClientSecret', 'LinuxDOClientSecret', 'EpayKey', 'TelegramBotToken',
+  'WorkerValidKey', 'TurnstileSecretKey', 'WeChatServerToken'
+])
+
 
 /** Options are read through this view: stored values over defaults, with typed getters. */
 export class OptionValues {

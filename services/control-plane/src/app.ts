@@ -6,10 +6,21 @@ import type { ControlPlaneConfig } from '@modelgate/config'
 import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { msg } from './lib/i18n.js'
+import rateLimit from '@fastify/rate-limit'
+import { ApiError } from './lib/errors.js'
+import { M } from './lib/messages.js'
+import authPlugin from './plugins/app/auth.js'
+import configEventsPlugin from './plugins/app/config-events.js'
+import i18nPlugin from './plugins/app/i18n.js'
 import optionsPlugin from './plugins/app/options.js'
 import rootUserPlugin from './plugins/app/root-user.js'
+import sessionPlugin from './plugins/external/session.js'
+import groupRoutes from './routes/api/group/index.js'
+import optionRoutes from './routes/api/option/index.js'
 import statusRoutes from './routes/api/status/index.js'
+import userAdminRoutes from './routes/api/user/admin.js'
+import userSelfRoutes from './routes/api/user/self.js'
+import userSessionRoutes from './routes/api/user/session.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -34,19 +45,42 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
+  await app.register(sessionPlugin, { secret: config.SESSION_SECRET, ttlHours: config.SESSION_TTL_HOURS })
+  await app.register(i18nPlugin)
+  await app.register(configEventsPlugin, { keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(optionsPlugin)
   await app.register(rootUserPlugin)
+  await app.register(authPlugin, { ttlHours: config.SESSION_TTL_HOURS })
+  // Limits hold across replicas because the counters live in Redis.
+  await app.register(rateLimit, {
+    global: false,
+    redis: app.redis,
+    nameSpace: 'ratelimit:',
+    errorResponseBuilder: () => new ApiError(429, M.tooManyRequests)
+  })
 
   await app.register(async (api) => {
     await api.register(statusRoutes, { prefix: '/status', version, startTime })
-    api.setNotFoundHandler(async (req, reply) => await reply.code(404).send({ success: false, message: msg(req, 'notFound') }))
+    await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
+    await api.register(userSelfRoutes, { prefix: '/user' })
+    await api.register(userAdminRoutes, { prefix: '/user' })
+    await api.register(groupRoutes, { prefix: '/group' })
+    await api.register(optionRoutes, { prefix: '/option' })
+    api.setNotFoundHandler(async (req, reply) => await reply.code(404).send({ success: false, message: req.t(M.notFound) }))
     api.setErrorHandler(async (err: FastifyError, req, reply) => {
+      if (err instanceof ApiError) {
+        if (err.status === 401 && req.routeOptions.url !== '/api/user/logout') reply.header('cache-control', 'no-store')
+        return await reply.code(err.status).send({ success: false, message: req.t(err.msg, err.vars) })
+      }
       const status = err.statusCode ?? 500
-      if (status >= 500) req.log.error({ err }, 'console API error')
-      return await reply.code(status).send({
-        success: false,
-        message: status >= 500 ? msg(req, 'internal') : err.validation !== undefined ? `${msg(req, 'invalidParameter')}: ${err.message}` : err.message
-      })
+      if (status >= 500) {
+        req.log.error({ err }, 'console API error')
+        return await reply.code(500).send({ success: false, message: req.t(M.internal) })
+      }
+      if (err.validation !== undefined) {
+        return await reply.code(400).send({ success: false, message: req.t(M.invalidParameterDetail, { detail: err.message }) })
+      }
+      return await reply.code(status).send({ success: false, message: status === 429 ? req.t(M.tooManyRequests) : err.message })
     })
   }, { prefix: '/api' })
 
@@ -55,7 +89,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await app.register(fastifyStatic, { root: dist, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false })
     // Client-side routes (/token, /log, ...) all load the single-page console.
     app.setNotFoundHandler(async (req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return await reply.code(404).send({ success: false, message: msg(req, 'notFound') })
+      if (req.method !== 'GET' && req.method !== 'HEAD') return await reply.code(404).send({ success: false, message: req.t(M.notFound) })
       return await reply.header('cache-control', 'no-cache').sendFile('index.html')
     })
   } else {

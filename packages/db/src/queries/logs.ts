@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely'
-import type { Database } from '../schema/index.js'
+import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Database, NewLog } from '../schema/index.js'
 
 /**
  * Makes sure the monthly logs partitions exist from last month through `monthsAhead` months after
@@ -22,4 +22,12 @@ export async function listLogPartitions (db: Kysely<Database>): Promise<Array<{ 
     order by c.relname = 'logs_default', c.relname
   `.execute(db)
   return rows
+}
+
+/** Log types (SPEC.md section 3). */
+export const LOG_TYPE = { unknown: 0, topup: 1, consume: 2, manage: 3, system: 4, error: 5 } as const
+
+/** Appends one log row; created_at defaults to now. */
+export async function insertLog (db: Kysely<Database> | Transaction<Database>, log: Omit<NewLog, 'created_at'> & { created_at?: number }): Promise<void> {
+  await db.insertInto('logs').values({ created_at: Math.floor(Date.now() / 1000), ...log }).execute()
 }

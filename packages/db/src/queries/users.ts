@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
-import type { Database, User } from '../schema/index.js'
+import type { Database, NewUser, User, UserUpdate } from '../schema/index.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -16,8 +16,8 @@ export async function insertRootUserIfNone (
   root: { username: string, passwordHash: string, quota: number }
 ): Promise<User | undefined> {
   const { rows } = await sql<User>`
-    insert into users (username, display_name, password_hash, role, status, quota)
-    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, 1, ${root.quota}
+    insert into users (username, display_name, password_hash, role, status, quota, password_is_default)
+    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, 1, ${root.quota}, true
     where not exists (select 1 from users)
     on conflict (username) where deleted_at is null do nothing
     returning *
@@ -28,4 +28,110 @@ export async function insertRootUserIfNone (
 /** A live (not deregistered) user by id. */
 export async function findUserById (db: Db, id: number): Promise<User | undefined> {
   return await db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+}
+
+/** Columns an API may show; never the password or access-token hash. */
+export const USER_PUBLIC_COLUMNS = [
+  'id', 'username', 'display_name', 'email', 'github_id', 'wechat_id', 'telegram_id', 'linuxdo_id', 'role', 'status',
+  'group', 'quota', 'used_quota', 'request_count', 'aff_code', 'aff_count', 'aff_quota', 'aff_history_quota',
+  'inviter_id', 'concurrency_limit', 'setting', 'created_at', 'deleted_at', 'password_is_default'
+] as const satisfies ReadonlyArray<keyof User>
+export type PublicUser = Pick<User, typeof USER_PUBLIC_COLUMNS[number]>
+
+/** Columns a user may be found by, each unique among live accounts in practice. */
+export type UserLookupColumn = 'username' | 'email' | 'github_id' | 'linuxdo_id' | 'wechat_id' | 'telegram_id' | 'aff_code'
+
+/** A live user whose `column` equals `value` (empty values never match). */
+export async function findLiveUserBy (db: Db, column: UserLookupColumn, value: string): Promise<User | undefined> {
+  if (value === '') return undefined
+  return await db.selectFrom('users').selectAll().where(column, '=', value).where('deleted_at', 'is', null)
+    .orderBy('id').limit(1).executeTakeFirst()
+}
+
+/** A live user by username, or by email when no username matches. */
+export async function findLiveUserByLogin (db: Db, login: string): Promise<User | undefined> {
+  return await findLiveUserBy(db, 'username', login) ?? (login.includes('@') ? await findLiveUserBy(db, 'email', login) : undefined)
+}
+
+export async function findUserByAccessTokenHash (db: Db, hash: string): Promise<User | undefined> {
+  return await db.selectFrom('users').selectAll().where('access_token_hash', '=', hash).where('deleted_at', 'is', null).executeTakeFirst()
+}
+
+/** Users below `belowRole` (plus the caller), newest first, with optional keyword and group filters. */
+export async function listUsers (db: Db, q: {
+  belowRole: number
+  selfId: number
+  keyword?: string
+  group?: string
+  offset: number
+  limit: number
+}): Promise<{ items: PublicUser[], total: number }> {
+  let base = db.selectFrom('users').where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('role', '<', q.belowRole), eb('id', '=', q.selfId)]))
+  if (q.group !== undefined && q.group !== '') base = base.where('group', '=', q.group)
+  const keyword = q.keyword?.trim() ?? ''
+  if (keyword !== '') {
+    const like = `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    base = base.where((eb) => eb.or([
+      ...(/^\d{1,9}$/.test(keyword) ? [eb('id', '=', Number(keyword))] : []),
+      eb('username', 'ilike', like),
+      eb('display_name', 'ilike', like),
+      eb('email', 'ilike', like)
+    ]))
+  }
+  const [items, count] = await Promise.all([
+    base.select(USER_PUBLIC_COLUMNS).orderBy('id', 'desc').offset(q.offset).limit(q.limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+  ])
+  return { items, total: Number(count.n) }
+}
+
+export async function insertUser (db: Db, user: NewUser): Promise<User> {
+  return await db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function updateUser (db: Db, id: number, patch: UserUpdate): Promise<User | undefined> {
+  return await db.updateTable('users').set(patch).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst()
+}
+
+/**
+ * Adds `delta` (may be negative) to a live user's quota in one statement; undefined when the
+ * user is gone or the balance would go below zero.
+ */
+export async function addUserQuota (db: Db, id: number, delta: number): Promise<User | undefined> {
+  return await db.updateTable('users')
+    .set((eb) => ({ quota: eb('quota', '+', delta) }))
+    .where('id', '=', id).where('deleted_at', 'is', null)
+    .where((eb) => eb(eb('quota', '+', delta), '>=', 0))
+    .returningAll().executeTakeFirst()
+}
+
+/** Moves `amount` from aff_quota to quota atomically; undefined when aff_quota is short. */
+export async function transferAffQuota (db: Db, id: number, amount: number): Promise<User | undefined> {
+  return await db.updateTable('users')
+    .set((eb) => ({ aff_quota: eb('aff_quota', '-', amount), quota: eb('quota', '+', amount) }))
+    .where('id', '=', id).where('deleted_at', 'is', null).where('aff_quota', '>=', amount)
+    .returningAll().executeTakeFirst()
+}
+
+/** Credits an inviter for one new invitee, in one statement. */
+export async function creditInviter (db: Db, inviterId: number, quota: number): Promise<void> {
+  await db.updateTable('users')
+    .set((eb) => ({ aff_count: eb('aff_count', '+', 1), aff_quota: eb('aff_quota', '+', quota), aff_history_quota: eb('aff_history_quota', '+', quota) }))
+    .where('id', '=', inviterId).where('deleted_at', 'is', null)
+    .execute()
+}
+
+/** Marks a user deregistered and ends every session; frees the username and bindings for reuse. */
+export async function softDeleteUser (db: Db, id: number): Promise<User | undefined> {
+  return await db.updateTable('users')
+    .set((eb) => ({ deleted_at: Math.floor(Date.now() / 1000), session_version: eb('session_version', '+', 1), access_token_hash: null }))
+    .where('id', '=', id).where('deleted_at', 'is', null)
+    .returningAll().executeTakeFirst()
+}
+
+/** Distinct enabled models reachable from `group` (the routing index). */
+export async function findModelsForGroup (db: Db, group: string): Promise<string[]> {
+  const rows = await db.selectFrom('abilities').select('model').distinct().where('group', '=', group).where('enabled', '=', true).orderBy('model').execute()
+  return rows.map((r) => r.model)
 }

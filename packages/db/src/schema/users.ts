@@ -31,6 +31,10 @@ export interface UsersTable {
   /** Concurrent relay requests allowed; 0 means no individual limit. */
   concurrency_limit: Generated<number>
   setting: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>
+  /** Bumped to end every session of the user at once. */
+  session_version: Generated<number>
+  /** Still the password the system created the account with (root / 123456). */
+  password_is_default: Generated<boolean>
   created_at: Generated<number>
   /** Soft delete: non-null means deregistered. */
   deleted_at: number | null

@@ -3,16 +3,24 @@ import type { FastifyRequest } from 'fastify'
 /** Console message languages; Chinese is the fallback (SPEC.md section 1). */
 export type Lang = 'en' | 'zh'
 
-const MESSAGES = {
-  notFound: { en: 'Not found', zh: '未找到' },
-  internal: { en: 'Internal server error, please contact the administrator', zh: '服务器内部错误，请联系管理员' },
-  invalidParameter: { en: 'Invalid parameter', zh: '无效的参数' }
-} as const satisfies Record<string, Record<Lang, string>>
+/** One message in both languages; `{name}` placeholders are filled by {@link t}. */
+export interface Msg {
+  en: string
+  zh: string
+}
 
-export type MessageKey = keyof typeof MESSAGES
+/** Declares a module's messages (each module keeps its own catalogue next to its code). */
+export function defineMessages<T extends Record<string, Msg>> (messages: T): T {
+  return messages
+}
 
-/** The request's language from Accept-Language: English when English ranks above Chinese. */
+/**
+ * The request's language: the console's saved choice (the `lang` cookie), else the best of
+ * English and Chinese in Accept-Language, else Chinese.
+ */
 export function requestLang (req: FastifyRequest): Lang {
+  const cookie = (req as { cookies?: Record<string, string | undefined> }).cookies?.['lang']
+  if (cookie === 'en' || cookie === 'zh') return cookie
   const header = req.headers['accept-language']
   if (typeof header !== 'string') return 'zh'
   let best: { lang: Lang, q: number } | undefined
@@ -26,7 +34,7 @@ export function requestLang (req: FastifyRequest): Lang {
   return best?.lang ?? 'zh'
 }
 
-/** A message in the request's language. */
-export function msg (req: FastifyRequest, key: MessageKey): string {
-  return MESSAGES[key][requestLang(req)]
+/** A message in the request's language with placeholders filled. */
+export function t (req: FastifyRequest, msg: Msg, vars: Record<string, string | number> = {}): string {
+  return msg[requestLang(req)].replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole))
 }

@@ -46,7 +46,7 @@ export function statusFromOptions (o: OptionValues, meta: { version: string, sta
 }
 
 export default async function statusRoutes (app: FastifyInstance, opts: { version: string, startTime: number }) {
-  app.get('/', { schema: { response: { 200: StatusResponse } } }, async () => ({
+  app.get('/', { config: { auth: 'public' }, schema: { response: { 200: StatusResponse } } }, async () => ({
     success: true,
     message: '',
     data: statusFromOptions(await app.loadOptions(), opts)

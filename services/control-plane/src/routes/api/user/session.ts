@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto'
+import { findLiveUserByLogin, updateUser } from '@modelgate/db'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import Type from 'typebox'
+import { fail, ok } from '../../../lib/errors.js'
+import { M } from '../../../lib/messages.js'
+import { checkTurnstile } from '../../../lib/turnstile.js'
+import { sha256 } from '../../../plugins/app/auth.js'
+import { publicUser, verifyPassword } from '../../../services/users.js'
+
+/** Failed logins per username before a lockout, and its length. */
+const MAX_FAILURES = 10
+const LOCKOUT_S = 15 * 60
+const failuresKey = (login: string) => `login:fail:${login.toLowerCase()}`
+
+const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
+  app.post('/login', {
+    config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
+    schema: {
+      querystring: Type.Object({ turnstile: Type.Optional(Type.String()) }),
+      body: Type.Object({ username: Type.String({ maxLength: 128 }), password: Type.String({ maxLength: 128 }) })
+    }
+  }, async (req, reply) => {
+    const options = await app.loadOptions()
+    if (!options.bool('PasswordLoginEnabled')) throw fail(M.passwordLoginDisabled)
+    const { username, password } = req.body
+    if (username.trim() === '' || password === '') throw fail(M.usernamePasswordEmpty)
+    await checkTurnstile(app, req, opts.turnstileVerifyUrl)
+
+    // Counted per login name whether or not it exists, so the lockout reveals nothing.
+    const key = failuresKey(username.trim())
+    const failures = Number(await app.redis.get(key) ?? 0)
+    if (failures >= MAX_FAILURES) throw fail(M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 })
+    const user = await findLiveUserByLogin(app.db, username.trim())
+    const valid = await verifyPassword(user?.password_hash, password)
+    if (user === undefined || !valid) {
+      await app.redis.multi().incr(key).expire(key, LOCKOUT_S).exec()
+      throw fail(M.loginFailed)
+    }
+    if (user.status !== 1) throw fail(M.userBanned)
+    await app.redis.del(key)
+    await app.startSession(req, reply, user)
+    return ok(publicUser(user), req.t(user.password_is_default ? M.defaultPassword : M.loggedIn))
+  })
+
+  app.get('/logout', { config: { auth: 'public' } }, async (req, reply) => {
+    await app.endSession(req, reply)
+    return ok(null)
+  })
+
+  app.get('/self', { config: { auth: 'user' } }, async (req) => ok(publicUser(req.auth!.user)))
+
+  // A personal access token for scripts: `Authorization: <token>` plus `New-Api-User`.
+  app.get('/token', { config: { auth: 'user' } }, async (req) => {
+    const token = randomBytes(24).toString('base64url')
+    await updateUser(app.db, req.auth!.user.id, { access_token_hash: sha256(token) })
+    return ok(token)
+  })
+}
+export default routes

@@ -1,0 +1,122 @@
+import { OPTION_DEFAULTS, type OptionKey } from '@modelgate/contracts'
+import { defineMessages, type Msg } from '../lib/i18n.js'
+
+export const OM = defineMessages({
+  unknownOption: { en: 'Unknown option {key}', zh: '未知的配置项 {key}' },
+  notBoolean: { en: '{key} must be true or false', zh: '{key} 必须是 true 或 false' },
+  notNumber: { en: '{key} must be a number of at least {min}', zh: '{key} 必须是不小于 {min} 的数字' },
+  notInteger: { en: '{key} must be a whole number between {min} and {max}', zh: '{key} 必须是 {min} 到 {max} 之间的整数' },
+  notJson: { en: '{key} must be valid JSON: {detail}', zh: '{key} 不是合法的 JSON：{detail}' },
+  badJsonShape: { en: '{key}: {detail}', zh: '{key}：{detail}' },
+  badChoice: { en: '{key} must be one of {choices}', zh: '{key} 必须是 {choices} 之一' },
+  badAddress: { en: '{key} must be an http(s) address', zh: '{key} 必须是 http(s) 地址' },
+  serverAddressFirst: { en: 'Set the server address before the payment settings', zh: '请先设置服务器地址，再保存支付设置' }
+})
+
+export class OptionError extends Error {
+  readonly msg: Msg
+  readonly vars: Record<string, string | number>
+  constructor (msg: Msg, vars: Record<string, string | number>) {
+    super(msg.en)
+    this.msg = msg
+    this.vars = vars
+  }
+}
+
+type Rule = (key: string, raw: string) => string
+
+const bool: Rule = (key, raw) => {
+  if (raw !== 'true' && raw !== 'false') throw new OptionError(OM.notBoolean, { key })
+  return raw
+}
+const number = (min: number): Rule => (key, raw) => {
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min) throw new OptionError(OM.notNumber, { key, min })
+  return String(n)
+}
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER): Rule => (key, raw) => {
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) throw new OptionError(OM.notInteger, { key, min, max })
+  return String(n)
+}
+const choice = (...choices: string[]): Rule => (key, raw) => {
+  if (!choices.includes(raw)) throw new OptionError(OM.badChoice, { key, choices: choices.join(', ') })
+  return raw
+}
+// Addresses lose trailing slashes (SPEC.md section 5); empty clears the setting.
+const address: Rule = (key, raw) => {
+  const value = raw.trim().replace(/\/+$/, '')
+  if (value !== '' && !/^https?:\/\/[^\s]+$/.test(value)) throw new OptionError(OM.badAddress, { key })
+  return value
+}
+const text: Rule = (_key, raw) => raw
+
+function parseJson (key: string, raw: string): unknown {
+  try {
+    return JSON.parse(raw)
+  } catch (err) {
+    throw new OptionError(OM.notJson, { key, detail: (err as Error).message })
+  }
+}
+const jsonObject = (check: (v: unknown) => boolean, expected: string): Rule => (key, raw) => {
+  const value = parseJson(key, raw)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionError(OM.badJsonShape, { key, detail: 'expected a JSON object' })
+  for (const [name, v] of Object.entries(value)) {
+    if (name.trim() === '') throw new OptionError(OM.badJsonShape, { key, detail: 'names must not be empty' })
+    if (!check(v)) throw new OptionError(OM.badJsonShape, { key, detail: `${name}: expected ${expected}` })
+  }
+  return JSON.stringify(value)
+}
+const nonNegative = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0
+const ratioMap = jsonObject(nonNegative, 'a number >= 0')
+const stringMap = jsonObject((v) => typeof v === 'string', 'a string')
+const jsonArray: Rule = (key, raw) => {
+  const value = parseJson(key, raw)
+  if (!Array.isArray(value)) throw new OptionError(OM.badJsonShape, { key, detail: 'expected a JSON array' })
+  return JSON.stringify(value)
+}
+// The whitelist keeps only non-empty, distinct domains (SPEC.md section 5).
+const domainList: Rule = (_key, raw) => [...new Set(raw.split(/[,\s]+/).map((d) => d.trim().toLowerCase()).filter((d) => d !== ''))].join(',')
+
+const RULES: Partial<Record<OptionKey, Rule>> = {
+  QuotaPerUnit: number(1),
+  Price: number(0),
+  MinTopUp: number(0),
+  RetryTimes: integer(0, 10),
+  QuotaForNewUser: integer(0),
+  QuotaForInviter: integer(0),
+  QuotaForInvitee: integer(0),
+  PreConsumedQuota: integer(0),
+  QuotaRemindThreshold: integer(0),
+  ChannelDisableThreshold: number(0),
+  DataExportInterval: integer(1, 1440),
+  DataExportDefaultTime: choice('hour', 'day', 'week'),
+  SMTPPort: integer(1, 65535),
+  ServerAddress: address,
+  WorkerUrl: address,
+  PayAddress: address,
+  CustomCallbackAddress: address,
+  WeChatServerAddress: address,
+  GroupRatio: ratioMap,
+  TopupGroupRatio: ratioMap,
+  ModelRatio: ratioMap,
+  CompletionRatio: ratioMap,
+  ModelPrice: ratioMap,
+  UserUsableGroups: stringMap,
+  Chats: jsonArray,
+  EmailDomainWhitelist: domainList
+}
+
+/** Payment settings need the server address, which payment callbacks are built from. */
+export const PAYMENT_OPTIONS: ReadonlySet<string> = new Set(['PayAddress', 'EpayId', 'EpayKey', 'Price', 'MinTopUp', 'TopupGroupRatio', 'CustomCallbackAddress'])
+
+export function isOptionKey (key: string): key is OptionKey {
+  return Object.hasOwn(OPTION_DEFAULTS, key)
+}
+
+/** The normalised value to store, or an OptionError saying what is wrong. */
+export function normaliseOption (key: string, raw: string): string {
+  if (!isOptionKey(key)) throw new OptionError(OM.unknownOption, { key })
+  const rule = RULES[key] ?? (key.endsWith('Enabled') ? bool : text)
+  return rule(key, raw)
+}

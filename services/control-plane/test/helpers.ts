@@ -1,0 +1,45 @@
+import { loadControlPlaneConfig } from '@modelgate/config'
+import { ROLE, type User } from '@modelgate/db'
+import { fastifyOptions } from '@modelgate/service'
+import { createServiceEnv } from '@modelgate/testing'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import controlPlane from '../src/app.js'
+import { createAccount } from '../src/services/users.js'
+
+/** A control plane on a fresh database and Redis prefix; `env` adds or overrides variables. */
+export async function build (t: Test, env: Record<string, string> = {}, shared?: Record<string, string>): Promise<FastifyInstance> {
+  const app = Fastify(fastifyOptions('control-plane', 'silent', { trustRequestId: true }))
+  await app.register(controlPlane, { config: loadControlPlaneConfig({ ...(shared ?? await createServiceEnv(t)), ...env }) })
+  await app.ready()
+  t.teardown(() => app.close())
+  return app
+}
+
+/** The environment of one control plane, to build several replicas sharing Postgres and Redis. */
+export async function sharedEnv (t: Test, env: Record<string, string> = {}): Promise<Record<string, string>> {
+  return { ...await createServiceEnv(t), ...env }
+}
+
+/** Headers of a signed-in console session: the cookie plus the CSRF header. */
+export interface Session {
+  user: { id: number, username: string, role: number }
+  headers: Record<string, string>
+}
+
+export async function login (app: FastifyInstance, username: string, password: string): Promise<Session> {
+  const res = await app.inject({ method: 'POST', url: '/api/user/login', payload: { username, password } })
+  const body = res.json()
+  if (body.success !== true) throw new Error(`login as ${username} failed: ${body.message}`)
+  const cookie = [res.headers['set-cookie']].flat().find((c) => c?.startsWith('session='))
+  if (cookie === undefined) throw new Error('no session cookie')
+  return { user: body.data, headers: { cookie: cookie.split(';')[0]!, 'new-api-user': String(body.data.id) } }
+}
+
+export const ROOT = { username: 'root', password: '123456' } as const
+
+/** Creates a user with `role` (default normal) and password `password123`, then signs in. */
+export async function userSession (app: FastifyInstance, username: string, role: number = ROLE.common): Promise<Session & { row: User }> {
+  const row = await createAccount(app, { username, password: 'password123', role })
+  return { ...await login(app, username, 'password123'), row }
+}
