@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
+import { buildValidator } from './validation.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
 /** The configuration fields every service has. */
@@ -33,11 +34,11 @@ export function fastifyOptions (service: string, logLevel: string, opts: { trust
     requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
     genReqId: () => randomUUID(),
     requestIdLogLabel: 'request_id',
-    disableRequestLogging: false,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
-    forceCloseConnections: 'idle'
+    forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildValidator } }
   }
 }
 
