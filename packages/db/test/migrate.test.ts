@@ -77,9 +77,9 @@ t.test('schema holds every entity with 64-bit quota columns', async (t) => {
   t.equal(user.quota, big)
   t.equal(typeof user.quota, 'number')
   await t.rejects(
-    db.updateTable('users').set({ quota: -1 }).where('id', '=', user.id).execute(),
-    /users_quota_nonnegative/,
-    'a negative balance is refused by the database'
+    db.updateTable('users').set({ aff_quota: -1 }).where('id', '=', user.id).execute(),
+    /users_aff_quota_nonnegative/,
+    'a negative affiliate balance is refused by the database'
   )
 
   // Soft delete: a deregistered name can be registered again, a live one cannot.

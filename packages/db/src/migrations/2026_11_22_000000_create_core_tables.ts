@@ -1,5 +1,7 @@
 // Frozen migration: imports nothing from the project. Times are unix seconds (bigint), quota
 // columns are bigint, booleans that the console API exposes as 1/0 stay smallint.
+// users.quota has no `>= 0` check on purpose: settlement bills the actual cost, which may exceed
+// the reservation by the estimate's error, and must never fail; admin edits refuse negatives.
 import { type Kysely, sql } from 'kysely'
 
 export async function up (db: Kysely<any>): Promise<void> {
@@ -30,7 +32,6 @@ export async function up (db: Kysely<any>): Promise<void> {
     .addColumn('setting', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'bigint', (c) => c.notNull().defaultTo(sql`extract(epoch from now())::bigint`))
     .addColumn('deleted_at', 'bigint')
-    .addCheckConstraint('users_quota_nonnegative', sql`quota >= 0`)
     .addCheckConstraint('users_aff_quota_nonnegative', sql`aff_quota >= 0`)
     .execute()
   // Uniqueness holds among live accounts only: a deregistered name may be taken again.

@@ -1,0 +1,87 @@
+import type { OptionValues } from '@modelgate/contracts'
+
+/** Quota units per dollar by default (QuotaPerUnit). A model ratio of 1 is $2 per 1M prompt tokens. */
+export const DEFAULT_QUOTA_PER_UNIT = 500_000
+
+/** The price tables of the options (ModelRatio, CompletionRatio, ModelPrice, GroupRatio). */
+export interface PricingTables {
+  modelRatio: Readonly<Record<string, number>>
+  completionRatio: Readonly<Record<string, number>>
+  /** Dollars per call. */
+  modelPrice: Readonly<Record<string, number>>
+  groupRatio: Readonly<Record<string, number>>
+  quotaPerUnit: number
+}
+
+function numbers (value: unknown): Record<string, number> {
+  const out: Record<string, number> = {}
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v
+  return out
+}
+
+/** Reads the tables from options; malformed entries are ignored (the option API refuses them anyway). */
+export function pricingTables (options: OptionValues): PricingTables {
+  return {
+    modelRatio: numbers(options.json('ModelRatio')),
+    completionRatio: numbers(options.json('CompletionRatio')),
+    modelPrice: numbers(options.json('ModelPrice')),
+    groupRatio: numbers(options.json('GroupRatio')),
+    quotaPerUnit: options.num('QuotaPerUnit') > 0 ? options.num('QuotaPerUnit') : DEFAULT_QUOTA_PER_UNIT
+  }
+}
+
+/** How one request of one model in one group is priced. */
+export type Price =
+  | { kind: 'per_token', modelRatio: number, completionRatio: number, groupRatio: number, cacheRatio: number }
+  | { kind: 'per_call', modelPrice: number, groupRatio: number, quotaPerUnit: number }
+
+/**
+ * The price of `model` for `group`, or undefined when the model has neither a ratio nor a price:
+ * an unpriced model is refused rather than billed at a guessed default. A per-call price wins
+ * over ratios. A group without a ratio costs 1x.
+ */
+export function priceOf (tables: PricingTables, model: string, group: string): Price | undefined {
+  const groupRatio = tables.groupRatio[group] ?? 1
+  const modelPrice = tables.modelPrice[model]
+  if (modelPrice !== undefined) return { kind: 'per_call', modelPrice, groupRatio, quotaPerUnit: tables.quotaPerUnit }
+  const modelRatio = tables.modelRatio[model]
+  if (modelRatio === undefined) return undefined
+  return { kind: 'per_token', modelRatio, completionRatio: tables.completionRatio[model] ?? 1, groupRatio, cacheRatio: 1 }
+}
+
+/** Token counts of one request. `cachedTokens` is the part of the prompt served from a cache. */
+export interface Usage {
+  promptTokens: number
+  completionTokens: number
+  cachedTokens?: number
+}
+
+/**
+ * Cost in integer quota units. Per token: groupRatio x modelRatio x (prompt + completion x
+ * completionRatio), cached prompt tokens at cacheRatio; per call: modelPrice x quotaPerUnit x
+ * groupRatio. Rounded to the nearest unit; a request that used tokens of a non-free model costs
+ * at least 1.
+ */
+export function costOf (price: Price, usage: Usage): number {
+  if (price.kind === 'per_call') return Math.max(0, Math.round(price.modelPrice * price.quotaPerUnit * price.groupRatio))
+  const prompt = Math.max(0, usage.promptTokens)
+  const cached = Math.min(prompt, Math.max(0, usage.cachedTokens ?? 0))
+  const completion = Math.max(0, usage.completionTokens)
+  const weighted = (prompt - cached) + cached * price.cacheRatio + completion * price.completionRatio
+  const exact = weighted * price.modelRatio * price.groupRatio
+  const rounded = Math.round(exact)
+  return rounded === 0 && exact > 0 ? 1 : rounded
+}
+
+/** The `other` JSON of a log row: which ratios or price produced the cost. */
+export function priceDetails (price: Price): Record<string, number> {
+  return price.kind === 'per_call'
+    ? { model_price: price.modelPrice, group_ratio: price.groupRatio, model_ratio: 0, completion_ratio: 0 }
+    : { model_ratio: price.modelRatio, completion_ratio: price.completionRatio, group_ratio: price.groupRatio, model_price: -1, cache_ratio: price.cacheRatio }
+}
+
+/** Dollars per 1M tokens shown on the pricing page: ratio x 2 x group ratio (SPEC.md section 9). */
+export function dollarsPerMillion (modelRatio: number, groupRatio: number, completionRatio = 1): { prompt: number, completion: number } {
+  return { prompt: modelRatio * 2 * groupRatio, completion: modelRatio * completionRatio * 2 * groupRatio }
+}

@@ -1,0 +1,60 @@
+import { OptionValues } from '@modelgate/contracts'
+import t from 'tap'
+import { costOf, dollarsPerMillion, type Price, priceOf, pricingTables } from '../src/index.js'
+
+const tables = pricingTables(new OptionValues(new Map([
+  ['ModelRatio', '{"m":1.5,"free":0,"cheap":0.0001}'],
+  ['CompletionRatio', '{"m":4}'],
+  ['ModelPrice', '{"img":0.04,"m2":0.1}'],
+  ['GroupRatio', '{"default":1,"vip":0.5,"svip":2}']
+])))
+
+t.test('the spec\'s worked formula: group x model x (prompt + completion x completion ratio)', async (t) => {
+  const price = priceOf(tables, 'm', 'svip')!
+  t.same(price, { kind: 'per_token', modelRatio: 1.5, completionRatio: 4, groupRatio: 2, cacheRatio: 1 })
+  t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }), 2 * 1.5 * (1000 + 500 * 4))
+  // In dollars: cost / 500000 = group x model x (prompt + completion x cr) / 500000.
+  t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }) / 500_000, 2 * 1.5 * 3000 / 500_000)
+  t.same(dollarsPerMillion(1.5, 2, 4), { prompt: 6, completion: 24 })
+})
+
+t.test('a per-call price wins over ratios and scales with the group', async (t) => {
+  const price = priceOf(tables, 'img', 'vip')!
+  t.equal(price.kind, 'per_call')
+  t.equal(costOf(price, { promptTokens: 999, completionTokens: 999 }), 0.04 * 500_000 * 0.5)
+})
+
+t.test('an unpriced model has no price, an unknown group costs 1x, a missing completion ratio is 1', async (t) => {
+  t.equal(priceOf(tables, 'unknown-model', 'default'), undefined)
+  const p = priceOf(tables, 'm', 'nogroup')!
+  t.equal(p.kind === 'per_token' && p.groupRatio, 1)
+  const cheap = priceOf(tables, 'cheap', 'default')!
+  t.equal(cheap.kind === 'per_token' && cheap.completionRatio, 1)
+  t.equal(costOf(cheap, { promptTokens: 1, completionTokens: 0 }), 1, 'a used, non-free model costs at least one unit')
+  t.equal(costOf(priceOf(tables, 'free', 'default')!, { promptTokens: 1000, completionTokens: 1000 }), 0, 'a free model costs nothing')
+})
+
+t.test('cached prompt tokens are billed at the cache ratio and never exceed the prompt', async (t) => {
+  const price: Price = { kind: 'per_token', modelRatio: 1, completionRatio: 1, groupRatio: 1, cacheRatio: 0.5 }
+  t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 40 }), 60 + 20)
+  t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 400 }), 50, 'cached tokens are capped at the prompt (no double counting)')
+})
+
+t.test('property: cost is a non-negative integer and monotonic in tokens', async (t) => {
+  let seed = 42
+  const rand = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31 }
+  let checked = 0
+  for (let i = 0; i < 2000; i++) {
+    const price: Price = rand() < 0.2
+      ? { kind: 'per_call', modelPrice: rand() * 2, groupRatio: rand() * 3, quotaPerUnit: 500_000 }
+      : { kind: 'per_token', modelRatio: rand() * 40, completionRatio: rand() * 10, groupRatio: rand() * 3, cacheRatio: rand() }
+    const usage = { promptTokens: Math.floor(rand() * 200_000), completionTokens: Math.floor(rand() * 50_000), cachedTokens: Math.floor(rand() * 10_000) }
+    const c = costOf(price, usage)
+    if (!Number.isSafeInteger(c) || c < 0) t.fail(`bad cost ${c}`)
+    const more = costOf(price, { ...usage, promptTokens: usage.promptTokens + 1 + Math.floor(rand() * 100) })
+    const moreOut = costOf(price, { ...usage, completionTokens: usage.completionTokens + 1 + Math.floor(rand() * 100) })
+    if (more < c || moreOut < c) t.fail(`not monotonic: ${c} -> ${more}, ${moreOut}`)
+    checked++
+  }
+  t.equal(checked, 2000)
+})

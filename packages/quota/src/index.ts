@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis'
+
+/**
+ * Hot balances and in-flight reservations in Redis. Postgres stays the system of record
+ * (DESIGN.md invariant 1): a balance key holds the Postgres balance minus the reservations of
+ * requests not yet settled, and can always be rebuilt from Postgres.
+ *
+ * Keys (under the client's keyPrefix): `bal:u:<userId>`, `bal:t:<tokenId>`, `resv:<requestId>`.
+ */
+export const balanceKey = (kind: 'user' | 'token', id: number): string => `bal:${kind === 'user' ? 'u' : 't'}:${id}`
+export const reservationKey = (requestId: string): string => `resv:${requestId}`
+
+// One script checks both balances and takes the amount from both, or from neither
+// (DESIGN.md invariant 2). Missing balances are reported so the caller can load them.
+const RESERVE = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'DUP', 0, 0} end
+local amount = tonumber(ARGV[1])
+local unlimited = ARGV[2] == '1'
+local ub = redis.call('GET', KEYS[1])
+if not ub then return {'MISS_USER', 0, 0} end
+ub = tonumber(ub)
+local tb = 0
+if not unlimited then
+  tb = redis.call('GET', KEYS[2])
+  if not tb then return {'MISS_TOKEN', 0, 0} end
+  tb = tonumber(tb)
+end
+if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
+if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
+redis.call('DECRBY', KEYS[1], amount)
+if not unlimited then redis.call('DECRBY', KEYS[2], amount) end
+redis.call('SET', KEYS[3], ARGV[1] .. '|' .. ARGV[2], 'EX', tonumber(ARGV[3]))
+return {'OK', ub - amount, tb - amount}
+`
+
+// Gives back (reserved - actual), or takes the shortfall, exactly once per reservation.
+const SETTLE = `
+local r = redis.call('GET', KEYS[1])
+if not r then return {'GONE', 0} end
+local sep = string.find(r, '|', 1, true)
+local reserved = tonumber(string.sub(r, 1, sep - 1))
+local unlimited = string.sub(r, sep + 1) == '1'
+local delta = reserved - tonumber(ARGV[1])
+if delta ~= 0 then
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], delta) end
+  if not unlimited and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCRBY', KEYS[3], delta) end
+end
+redis.call('DEL', KEYS[1])
+return {'OK', delta}
+`
+
+const ADJUST = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end
+return false
+`
+
+export type ReserveOutcome =
+  | { ok: true, userBalance: number, tokenBalance: number }
+  | { ok: false, reason: 'user_quota' | 'token_quota' | 'duplicate', userBalance: number, tokenBalance: number }
+
+export interface ReserveRequest {
+  requestId: string
+  userId: number
+  tokenId: number
+  /** Unlimited tokens draw on the user's balance only. */
+  unlimited: boolean
+  /** Quota units to hold until settlement. */
+  amount: number
+  /** How long an unsettled reservation lives; reconciliation repairs balances after expiry. */
+  ttlSeconds: number
+  /** Postgres balances, read only when Redis has none (cold cache, flush). */
+  loadUser: () => Promise<number>
+  loadToken: () => Promise<number>
+}
+
+interface Scripts {
+  mgReserve: (k1: string, k2: string, k3: string, amount: number, unlimited: string, ttl: number) => Promise<[string, number, number]>
+  mgSettle: (k1: string, k2: string, k3: string, actual: number) => Promise<[string, number]>
+  mgAdjust: (k1: string, delta: number) => Promise<number | null>
+}
+
+/** Balances and reservations on one ioredis client (its keyPrefix applies). */
+export class QuotaStore {
+  readonly #redis: Redis & Scripts
+
+  constructor (redis: Redis) {
+    redis.defineCommand('mgReserve', { numberOfKeys: 3, lua: RESERVE })
+    redis.defineCommand('mgSettle', { numberOfKeys: 3, lua: SETTLE })
+    redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
+    this.#redis = redis as Redis & Scripts
+  }
+
+  /** Holds `amount` against the user and the token, atomically; loads missing balances first. */
+  async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
+    const keys = [balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId)] as const
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [status, ub, tb] = await this.#redis.mgReserve(...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds)
+      switch (status) {
+        case 'OK': return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
+        case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
+        case 'NO_TOKEN': return { ok: false, reason: 'token_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
+        case 'DUP': return { ok: false, reason: 'duplicate', userBalance: 0, tokenBalance: 0 }
+        case 'MISS_USER':
+          // NX: when several gateways miss at once, the first load wins and none overwrites a live balance.
+          await this.#redis.set(keys[0], String(await r.loadUser()), 'NX')
+          break
+        case 'MISS_TOKEN':
+          await this.#redis.set(keys[1], String(await r.loadToken()), 'NX')
+          break
+        default: throw new Error(`unexpected reserve status ${status}`)
+      }
+    }
+    throw new Error('balances could not be loaded into Redis')
+  }
+
+  /**
+   * Replaces the reservation of `requestId` by the actual cost: the difference goes back to (or
+   * is taken from) both balances. Returns the difference, or undefined when the reservation was
+   * already settled or has expired (a second call changes nothing).
+   */
+  async settle (requestId: string, userId: number, tokenId: number, actual: number): Promise<number | undefined> {
+    const [status, delta] = await this.#redis.mgSettle(reservationKey(requestId), balanceKey('user', userId), balanceKey('token', tokenId), actual)
+    return status === 'OK' ? Number(delta) : undefined
+  }
+
+  /** Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. */
+  async adjust (kind: 'user' | 'token', id: number, delta: number): Promise<void> {
+    if (delta !== 0) await this.#redis.mgAdjust(balanceKey(kind, id), delta)
+  }
+
+  /** Sets a cached balance outright (reconciliation) */
+  async setBalance (kind: 'user' | 'token', id: number, value: number): Promise<void> {
+    await this.#redis.set(balanceKey(kind, id), String(value))
+  }
+
+  /** The cached balance, or undefined when not cached. */
+  async balance (kind: 'user' | 'token', id: number): Promise<number | undefined> {
+    const v = await this.#redis.get(balanceKey(kind, id))
+    return v === null ? undefined : Number(v)
+  }
+
+  /** Drops a cached balance so the next request loads it from Postgres. */
+  async forget (kind: 'user' | 'token', id: number): Promise<void> {
+    await this.#redis.del(balanceKey(kind, id))
+  }
+}

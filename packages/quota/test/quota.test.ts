@@ -1,0 +1,80 @@
+import { createTestRedis } from '@modelgate/testing'
+import { Redis } from 'ioredis'
+import t, { type Test } from 'tap'
+import { QuotaStore, type ReserveRequest } from '../src/index.js'
+
+async function store (t: Test, prefix?: string) {
+  const r = prefix === undefined ? await createTestRedis(t) : undefined
+  const keyPrefix = prefix ?? r!.keyPrefix
+  const redis = new Redis(r?.url ?? 'redis://127.0.0.1:6379', { keyPrefix })
+  t.teardown(() => { redis.disconnect() })
+  return { quota: new QuotaStore(redis), keyPrefix }
+}
+
+const req = (over: Partial<ReserveRequest> = {}): ReserveRequest => ({
+  requestId: `r-${Math.random()}`, userId: 1, tokenId: 1, unlimited: false, amount: 100, ttlSeconds: 3600,
+  loadUser: async () => 1000, loadToken: async () => 1000, ...over
+})
+
+t.test('50 concurrent requests on a balance that covers one are admitted once, across gateways', async (t) => {
+  const a = await store(t)
+  const { quota: b } = await store(t, a.keyPrefix)
+  let loads = 0
+  const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a.quota : b).reserve(req({
+    amount: 700, loadUser: async () => { loads++; return 1000 }, loadToken: async () => 5000
+  }))))
+  t.equal(results.filter((r) => r.ok).length, 1, 'exactly one admitted')
+  t.ok(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === 'user_quota'))
+  t.equal(await a.quota.balance('user', 1), 300)
+  t.equal(await a.quota.balance('token', 1), 4300)
+  t.ok(loads >= 1, 'the balance was loaded from the system of record on the first miss')
+})
+
+t.test('the token balance limits too, and an unlimited token draws on the user only', async (t) => {
+  const { quota } = await store(t)
+  const refused = await quota.reserve(req({ amount: 200, loadUser: async () => 1000, loadToken: async () => 150 }))
+  t.match(refused, { ok: false, reason: 'token_quota' })
+  t.equal(await quota.balance('user', 1), 1000, 'a refusal takes nothing')
+  const unlimited = await quota.reserve(req({ amount: 200, unlimited: true, tokenId: 2, loadToken: async () => { throw new Error('not read') } }))
+  t.ok(unlimited.ok)
+  t.equal(await quota.balance('user', 1), 800)
+  t.equal(await quota.balance('token', 2), undefined)
+})
+
+t.test('settlement returns the difference exactly once', async (t) => {
+  const { quota } = await store(t)
+  await quota.reserve(req({ requestId: 'abc', amount: 300 }))
+  t.equal(await quota.balance('user', 1), 700)
+  t.equal(await quota.settle('abc', 1, 1, 120), 180)
+  t.equal(await quota.balance('user', 1), 880)
+  t.equal(await quota.balance('token', 1), 880)
+  t.equal(await quota.settle('abc', 1, 1, 120), undefined, 'a redelivered settlement changes nothing')
+  t.equal(await quota.balance('user', 1), 880)
+  await quota.reserve(req({ requestId: 'more', amount: 100 }))
+  t.equal(await quota.settle('more', 1, 1, 250), -150, 'an estimate that was too low takes the shortfall')
+  t.equal(await quota.balance('user', 1), 630)
+  t.match(await quota.reserve(req({ requestId: 'more' })), { ok: true }, 'once settled, the id holds no reservation')
+})
+
+t.test('a reused request id is refused while its reservation is open', async (t) => {
+  const { quota } = await store(t)
+  t.ok((await quota.reserve(req({ requestId: 'same' }))).ok)
+  t.match(await quota.reserve(req({ requestId: 'same' })), { ok: false, reason: 'duplicate' })
+  t.equal(await quota.balance('user', 1), 900)
+})
+
+t.test('adjust applies Postgres-side changes only to cached balances', async (t) => {
+  const { quota } = await store(t)
+  await quota.adjust('user', 9, 500)
+  t.equal(await quota.balance('user', 9), undefined, 'nothing cached, nothing invented')
+  await quota.setBalance('user', 9, 100)
+  await quota.adjust('user', 9, 500)
+  t.equal(await quota.balance('user', 9), 600)
+  await quota.forget('user', 9)
+  t.equal(await quota.balance('user', 9), undefined)
+})
+
+t.test('a zero balance admits nothing, even a free request', async (t) => {
+  const { quota } = await store(t)
+  t.match(await quota.reserve(req({ amount: 0, loadUser: async () => 0 })), { ok: false, reason: 'user_quota' })
+})
