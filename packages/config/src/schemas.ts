@@ -39,7 +39,13 @@ export const gatewayConfigSchema = Type.Object({
   ...common,
   PORT: port(3000, 'gateway'),
   CONTROL_PLANE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:3001', description: 'must be an http(s):// URL of the control plane' }),
-  CRYPTO_SECRET: secret('encrypts token keys and channel keys')
+  CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
+  SESSION_SECRET: secret('verifies console sessions for the playground'),
+  SESSION_TTL_HOURS: Type.Integer({ minimum: 1, maximum: 8760, default: 720, description: 'must be hours 1-8760 (console session lifetime)' }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000, description: 'must be milliseconds 1000-3600000 (longest wait for an upstream answer to start)' }),
+  RELAY_BODY_LIMIT_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'must be megabytes 1-1024 (largest relay request body)' }),
+  RELAY_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'must be a whole number >= 0 (relay requests per client IP per minute; 0 = no limit)' }),
+  STATE_REFRESH_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'must be milliseconds >= 1000 (full reload of routing and options, a safety net for missed change messages)' })
 })
 export type GatewayConfig = Static<typeof gatewayConfigSchema>
 

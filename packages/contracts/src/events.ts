@@ -17,3 +17,8 @@ export const ConfigChange = Type.Union([
   Type.Object({ kind: Type.Literal('channel'), id: Type.Optional(Type.Integer()) })
 ])
 export type ConfigChange = Static<typeof ConfigChange>
+
+/** Redis key of a gateway's cached token-and-owner record (deleted by the control plane on change). */
+export function tokenCacheKey (keyHash: string): string {
+  return `cache:token:${keyHash}`
+}

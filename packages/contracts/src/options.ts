@@ -75,7 +75,7 @@ export const OPTION_DEFAULTS = {
   PreConsumedQuota: '500',
   QuotaRemindThreshold: '1000',
   ChannelDisableThreshold: '5',
-  AutomaticDisableChannelEnabled: 'false',
+  AutomaticDisableChannelEnabled: 'true',
   AutomaticEnableChannelEnabled: 'false',
   LogConsumeEnabled: 'true',
   CheckSensitiveEnabled: 'false',

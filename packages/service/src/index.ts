@@ -1,4 +1,5 @@
 export { bullConnection, dbPlugin, healthPlugin, redisPlugin } from './plugins.js'
 export type { DbPluginOptions, HealthPluginOptions, ReadinessCheck, RedisPluginOptions } from './plugins.js'
+export { SecretBox, tokenKeyBody, tokenKeyHash } from './crypto.js'
 export { fastifyOptions, runService } from './server.js'
 export type { CommonServiceConfig, RunServiceOptions } from './server.js'

@@ -33,7 +33,6 @@ export function fastifyOptions (service: string, logLevel: string, opts: { trust
     logger: loggerOptions({ service, level: logLevel }),
     requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
     genReqId: () => randomUUID(),
-    requestIdLogLabel: 'request_id',
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,

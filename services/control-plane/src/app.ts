@@ -17,10 +17,14 @@ import rootUserPlugin from './plugins/app/root-user.js'
 import sessionPlugin from './plugins/external/session.js'
 import groupRoutes from './routes/api/group/index.js'
 import optionRoutes from './routes/api/option/index.js'
+import oauthRoutes from './routes/api/oauth/index.js'
 import statusRoutes from './routes/api/status/index.js'
 import userAdminRoutes from './routes/api/user/admin.js'
 import userSelfRoutes from './routes/api/user/self.js'
 import userSessionRoutes from './routes/api/user/session.js'
+import userRegisterRoutes from './routes/api/user/register.js'
+import verificationRoutes from './routes/api/verification/index.js'
+import emailBindRoutes from './routes/api/oauth/email.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -60,12 +64,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
   })
 
   await app.register(async (api) => {
-    await api.register(statusRoutes, { prefix: '/status', version, startTime })
-    await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
-    await api.register(userSelfRoutes, { prefix: '/user' })
-    await api.register(userAdminRoutes, { prefix: '/user' })
-    await api.register(groupRoutes, { prefix: '/group' })
-    await api.register(optionRoutes, { prefix: '/option' })
+    // Set before the routes: child contexts take the handlers that exist when they register.
     api.setNotFoundHandler(async (req, reply) => await reply.code(404).send({ success: false, message: req.t(M.notFound) }))
     api.setErrorHandler(async (err: FastifyError, req, reply) => {
       if (err instanceof ApiError) {
@@ -82,6 +81,16 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
       }
       return await reply.code(status).send({ success: false, message: status === 429 ? req.t(M.tooManyRequests) : err.message })
     })
+    await api.register(statusRoutes, { prefix: '/status', version, startTime })
+    await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
+    await api.register(userSelfRoutes, { prefix: '/user' })
+    await api.register(userAdminRoutes, { prefix: '/user' })
+    await api.register(groupRoutes, { prefix: '/group' })
+    await api.register(optionRoutes, { prefix: '/option' })
+    await api.register(oauthRoutes, { prefix: '/oauth', githubOAuthUrl: config.GITHUB_OAUTH_URL, githubApiUrl: config.GITHUB_API_URL, linuxdoOAuthUrl: config.LINUXDO_OAUTH_URL })
+    await api.register(userRegisterRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
+    await api.register(verificationRoutes, { turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
+    await api.register(emailBindRoutes, { prefix: '/oauth/email' })
   }, { prefix: '/api' })
 
   const dist = webDistDir(config)

@@ -56,7 +56,7 @@ t.test('admins list, search, read, create and edit users below them only', async
   t.equal(created.json().success, true)
   const asAdmin = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'boss', password: 'password123', role: ROLE.admin } })
   t.equal(asAdmin.json().success, false, 'an admin cannot create an admin')
-  const dup = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'newbie', password: 'password123' }, ...{ headers: { ...admin.headers, 'accept-language': 'en' } } })
+  const dup = await app.inject({ method: 'POST', url: '/api/user/', headers: { ...admin.headers, 'accept-language': 'en' }, payload: { username: 'newbie', password: 'password123' } })
   t.equal(dup.json().message, 'Username already exists')
   const long = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'abcdefghijklm', password: 'password123' } })
   t.equal(long.json().success, false, 'username at most 12')

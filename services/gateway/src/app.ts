@@ -14,7 +14,7 @@ async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'gateway', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
-  await app.register(relay)
+  await app.register(relay, { config })
   await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL })
 }
 

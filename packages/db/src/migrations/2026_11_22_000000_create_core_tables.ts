@@ -36,9 +36,9 @@ export async function up (db: Kysely<any>): Promise<void> {
     .execute()
   // Uniqueness holds among live accounts only: a deregistered name may be taken again.
   await sql`create unique index users_username_live on users (username) where deleted_at is null`.execute(db)
-  await sql`create index users_email on users (email) where email <> ''`.execute(db)
-  for (const col of ['github_id', 'wechat_id', 'telegram_id', 'linuxdo_id']) {
-    await sql`create index ${sql.raw(`users_${col}`)} on users (${sql.ref(col)}) where ${sql.ref(col)} <> ''`.execute(db)
+  // An email or a provider account belongs to at most one live user.
+  for (const col of ['email', 'github_id', 'wechat_id', 'telegram_id', 'linuxdo_id']) {
+    await sql`create unique index ${sql.raw(`users_${col}_live`)} on users (${sql.ref(col)}) where ${sql.ref(col)} <> '' and deleted_at is null`.execute(db)
   }
   await sql`create unique index users_aff_code on users (aff_code) where aff_code is not null`.execute(db)
   await sql`create unique index users_access_token_hash on users (access_token_hash) where access_token_hash is not null`.execute(db)

@@ -38,5 +38,7 @@ export const M = defineMessages({
   passwordChanged: { en: 'Password changed', zh: '密码修改成功' },
   accountDeleted: { en: 'Account deleted', zh: '账户已注销' },
   defaultPassword: { en: 'You are using the default password; change it at once', zh: '您正在使用默认密码，请立即修改' },
-  saved: { en: 'Saved', zh: '保存成功' }
+  saved: { en: 'Saved', zh: '保存成功' },
+  emailInUse: { en: 'This email address is already in use', zh: '邮箱地址已被占用' },
+  accountAlreadyBound: { en: 'This account is already bound to another user', zh: '该账户已被其他用户绑定' }
 })

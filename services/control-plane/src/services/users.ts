@@ -128,6 +128,8 @@ export async function createAccount (app: FastifyInstance, account: NewAccount):
     })
   } catch (err) {
     if (isUniqueViolation(err, 'users_username_live')) throw fail(M.usernameTaken)
+    if (isUniqueViolation(err, 'users_email_live')) throw fail(M.emailInUse)
+    if (isUniqueViolation(err)) throw fail(M.accountAlreadyBound)
     throw err
   }
 }

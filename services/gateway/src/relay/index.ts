@@ -1,16 +1,169 @@
-import type { FastifyInstance } from 'fastify'
-import { unknownRelayPath } from './errors.js'
+import cookie from '@fastify/cookie'
+import jwt from '@fastify/jwt'
+import rateLimit from '@fastify/rate-limit'
+import type { GatewayConfig } from '@modelgate/config'
+import { findUserById } from '@modelgate/db'
+import type { Endpoint } from '@modelgate/providers'
+import { bullConnection, SecretBox } from '@modelgate/service'
+import { QuotaStore } from '@modelgate/quota'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { authenticate, type Caller } from './auth.js'
+import { CallerCache } from './callers.js'
+import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from './errors.js'
+import { relay, type RelayDeps } from './pipeline.js'
+import { RelayState } from './state.js'
+import { UsagePublisher } from './usage.js'
 
 /** Path prefixes the gateway relays itself; everything else goes to the control plane. */
 export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno'] as const
 
-/**
- * The relay namespace. Each prefix is claimed here so that a relay path never falls through to the
- * control plane; paths no relay route serves get the OpenAI "Invalid URL" error.
- */
-export default async function relay (app: FastifyInstance) {
-  for (const prefix of RELAY_PREFIXES) {
-    app.all(prefix, unknownRelayPath)
-    app.all(`${prefix}/*`, unknownRelayPath)
+const JSON_ENDPOINTS: Array<[string, Endpoint]> = [
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', 'completions'],
+  ['/v1/embeddings', 'embeddings'],
+  ['/v1/images/generations', 'images_generations'],
+  ['/v1/audio/speech', 'audio_speech'],
+  ['/v1/moderations', 'moderations'],
+  ['/v1/rerank', 'rerank'],
+  ['/v1/responses', 'responses']
+]
+const MULTIPART_ENDPOINTS: Array<[string, Endpoint]> = [
+  ['/v1/images/edits', 'images_edits'],
+  ['/v1/audio/transcriptions', 'audio_transcriptions'],
+  ['/v1/audio/translations', 'audio_translations']
+]
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    relayState: RelayState
+    usagePublisher: UsagePublisher
   }
 }
+
+/**
+ * The relay: OpenAI-format endpoints under /v1 for relay keys, the console playground under /pg
+ * for signed-in users, and an OpenAI-style 404 for any other relay path (never proxied).
+ */
+async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<GatewayConfig> }) {
+  const { config } = opts
+  const state = new RelayState(app.db, new SecretBox(config.CRYPTO_SECRET), app.log)
+  await state.loadAll()
+  const callers = new CallerCache(app.db, app.redis)
+  state.onChange((change) => {
+    if (change.kind === 'user') callers.forget({ userId: change.id })
+    else if (change.kind === 'token') callers.forget({ tokenId: change.id })
+  })
+  const stopFollowing = await state.follow(app.redis, config.REDIS_KEY_PREFIX, config.STATE_REFRESH_MS)
+  const usage = new UsagePublisher(bullConnection(config.REDIS_URL), `${config.REDIS_KEY_PREFIX}bull`, app.log)
+  app.decorate('relayState', state)
+  app.decorate('usagePublisher', usage)
+  // Close order: stop taking changes; in-flight relays finish before Fastify runs onClose.
+  app.addHook('onClose', async () => {
+    await stopFollowing()
+    await usage.close()
+  })
+
+  const deps: RelayDeps = {
+    state,
+    quota: new QuotaStore(app.redis),
+    usage,
+    db: app.db,
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    publishChannelChange: async (id) => { await app.redis.publish(`${config.REDIS_KEY_PREFIX}config:changed`, JSON.stringify({ kind: 'channel', id })) }
+  }
+
+  await app.register(async (api) => {
+    const bodyLimit = config.RELAY_BODY_LIMIT_MB * 1024 * 1024
+    // Relay bodies are parsed here so malformed JSON gets OpenAI's error shape, not Fastify's.
+    api.removeAllContentTypeParsers()
+    api.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit }, (_req, text, done) => {
+      try {
+        done(null, (text as string).trim() === '' ? {} : JSON.parse(text as string))
+      } catch (err) {
+        done(new RelayError(400, 'invalid_request_error', 'invalid_json', RM.invalidJson, { detail: (err as Error).message }), undefined)
+      }
+    })
+    api.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (_req, data, done) => { done(null, data) })
+    api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, data, done) => { done(null, data) })
+
+    if (config.RELAY_RATE_LIMIT_PER_MINUTE > 0) {
+      await api.register(rateLimit, {
+        max: config.RELAY_RATE_LIMIT_PER_MINUTE,
+        timeWindow: '1 minute',
+        redis: app.redis,
+        nameSpace: 'ratelimit:relay:',
+        errorResponseBuilder: () => new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.rateLimited)
+      })
+    }
+
+    api.setErrorHandler(async (err: FastifyError, req, reply) => {
+      if (err instanceof RelayError) {
+        return sendOpenAIError(reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
+      }
+      const status = err.statusCode ?? 500
+      if (status >= 500) req.log.error({ err }, 'relay error')
+      return sendOpenAIError(reply, status >= 500 ? 500 : status, {
+        message: status >= 500 ? 'internal error' : err.message,
+        type: status >= 500 ? 'server_error' : 'invalid_request_error',
+        code: err.code ?? null
+      })
+    })
+
+    const keyed = (endpoint: Endpoint) => async (req: FastifyRequest, reply: FastifyReply) => {
+      const caller = await authenticate(callers, req)
+      await relay(deps, req, reply, endpoint, caller)
+      return reply
+    }
+    for (const [path, endpoint] of [...JSON_ENDPOINTS, ...MULTIPART_ENDPOINTS]) api.post(path, keyed(endpoint))
+
+    const listModels = async (req: FastifyRequest) => {
+      const caller = await authenticate(callers, req)
+      const limits = caller.record.token.modelLimits
+      const models = state.modelsOf(caller.group).filter((m) => limits === null || limits.includes(m))
+      return models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'modelgate' }))
+    }
+    api.get('/v1/models', async (req) => ({ object: 'list', data: await listModels(req) }))
+    api.get<{ Params: { model: string } }>('/v1/models/:model', async (req, reply) => {
+      const found = (await listModels(req)).find((m) => m.id === req.params.model)
+      if (found === undefined) {
+        return sendOpenAIError(reply, 404, { message: `The model '${req.params.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' })
+      }
+      return found
+    })
+
+    // The console playground: the signed-in user's session (cookie + New-Api-User), billed to the user.
+    await api.register(async (pg) => {
+      await pg.register(cookie)
+      await pg.register(jwt, { secret: config.SESSION_SECRET, cookie: { cookieName: 'session', signed: false } })
+      pg.post('/pg/chat/completions', async (req, reply) => {
+        const claims = await req.jwtVerify<{ uid: number, sv: number, jti: string }>({ onlyCookie: true }).catch(() => undefined)
+        const user = claims === undefined ? undefined : await findUserById(app.db, claims.uid)
+        const revoked = claims === undefined ? 0 : await app.redis.exists(`session:revoked:${claims.jti}`)
+        if (claims === undefined || user === undefined || user.session_version !== claims.sv || revoked === 1 || req.headers['new-api-user'] !== String(user.id)) {
+          throw new RelayError(401, 'invalid_request_error', 'not_logged_in', RM.notLoggedIn)
+        }
+        if (user.status !== 1) throw new RelayError(403, 'invalid_request_error', 'user_banned', RM.userBanned)
+        const body = req.body as Record<string, unknown> | undefined
+        const group = typeof body?.['group'] === 'string' && body['group'] !== '' ? body['group'] : user.group
+        const caller: Caller = {
+          group,
+          record: {
+            token: { id: 0, name: 'playground', status: 1, remainQuota: 0, unlimited: true, expiredTime: -1, modelLimits: null, allowIps: [], group },
+            user: { id: user.id, username: user.username, status: user.status, role: user.role, group: user.group, deleted: false }
+          }
+        }
+        if (body !== undefined) delete body['group']
+        await relay(deps, req, reply, 'chat', caller)
+        return reply
+      })
+    })
+
+    for (const prefix of RELAY_PREFIXES) {
+      api.all(prefix, unknownRelayPath)
+      api.all(`${prefix}/*`, unknownRelayPath)
+    }
+  })
+}
+
+export default fp(relayRoutes, { name: 'relay', dependencies: ['db', 'redis'] })

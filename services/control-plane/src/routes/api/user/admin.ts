@@ -107,7 +107,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       patch.session_version = before.session_version + 1
     }
     if (body.quota !== undefined && body.quota < 0) throw fail(M.quotaNegative)
-    let after: User | undefined = before
+    let after: User
     try {
       after = await app.db.transaction().execute(async (trx) => {
         let user = Object.keys(patch).length > 0 ? await updateUser(trx, before.id, patch) : before

@@ -1,0 +1,49 @@
+import Type, { type Static } from 'typebox'
+
+/** BullMQ queue the gateway writes one event per admitted request to; the billing worker settles it. */
+export const USAGE_QUEUE = 'usage'
+
+/**
+ * One admitted relay request, whatever its outcome. The job id is the request id, so a retried
+ * publish never creates a second event, and settlement is idempotent by the same id.
+ */
+export const UsageEvent = Type.Object({
+  request_id: Type.String({ minLength: 1, maxLength: 64 }),
+  /** Unix seconds when the request arrived (with request_id, the log's unique key). */
+  created_at: Type.Integer({ minimum: 0 }),
+  user_id: Type.Integer({ minimum: 1 }),
+  username: Type.String(),
+  token_id: Type.Integer({ minimum: 0 }),
+  token_name: Type.String(),
+  unlimited_token: Type.Boolean(),
+  /** 0 when no channel was reached. */
+  channel_id: Type.Integer({ minimum: 0 }),
+  /** The model the client asked for. */
+  model_name: Type.String(),
+  /** The model sent upstream after the channel's mapping. */
+  upstream_model: Type.String(),
+  group: Type.String(),
+  is_stream: Type.Boolean(),
+  ip: Type.String(),
+  /** Milliseconds from arrival to the end of the answer. */
+  use_time_ms: Type.Integer({ minimum: 0 }),
+  /** Milliseconds from arrival to the first byte sent to the client; 0 when none. */
+  first_response_ms: Type.Integer({ minimum: 0 }),
+  prompt_tokens: Type.Integer({ minimum: 0 }),
+  completion_tokens: Type.Integer({ minimum: 0 }),
+  cached_tokens: Type.Integer({ minimum: 0 }),
+  /** Quota units reserved at admission (to be corrected in Redis). */
+  reserved: Type.Integer({ minimum: 0 }),
+  /** Quota units actually owed; 0 for a request that failed before any answer. */
+  quota: Type.Integer({ minimum: 0 }),
+  /** success: answered; failed: no answer (nothing billed); aborted: the client left mid-stream (partial bill). */
+  outcome: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('aborted')]),
+  /** Whether the usage came from the upstream or was counted by the gateway. */
+  usage_source: Type.Union([Type.Literal('upstream'), Type.Literal('counted'), Type.Literal('none')]),
+  /** The price details used (model_ratio, completion_ratio, group_ratio, model_price, ...). */
+  price: Type.Record(Type.String(), Type.Number()),
+  /** Channels tried before the one that answered, for admins. */
+  retried_channels: Type.Array(Type.Integer()),
+  error: Type.Optional(Type.Object({ status: Type.Integer(), message: Type.String() }))
+})
+export type UsageEvent = Static<typeof UsageEvent>

@@ -1,0 +1,143 @@
+/**
+ * The contract every channel type implements. It imports nothing from provider folders; the
+ * registry (registry.ts) is the only list of types. The gateway relays through it and the
+ * control plane tests channels and lists models through it.
+ *
+ * Protocol-neutral by design: the client may speak OpenAI, Anthropic or Gemini; an adaptor says
+ * which (endpoint, client format) pairs it serves and converts both ways, so native protocols
+ * (Anthropic messages, Gemini generateContent, Baidu, Alibaba, ...) fit without changing it.
+ */
+
+/** What the client called. */
+export type Endpoint =
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'images_generations'
+  | 'images_edits'
+  | 'audio_speech'
+  | 'audio_transcriptions'
+  | 'audio_translations'
+  | 'moderations'
+  | 'rerank'
+  | 'responses'
+  | 'messages'
+  | 'generate_content'
+
+/** The wire format the client speaks (request, response, stream and errors). */
+export type ClientFormat = 'openai' | 'anthropic' | 'gemini'
+
+/** One channel as an adaptor needs it (secrets included: never log this object). */
+export interface ChannelConfig {
+  id: number
+  type: number
+  /** One credential; multi-key channels pick one per request before calling the adaptor. */
+  key: string
+  /** Empty means the type's default base URL. No trailing slash. */
+  baseUrl: string
+  /** Type-specific extra (Azure API version, Spark version, ...). */
+  other: string
+  organization: string | null
+  /** Parsed `setting` JSON (types 8 and 45); {} when empty. */
+  setting: Readonly<Record<string, unknown>>
+}
+
+/** An inbound request, after routing and model mapping. */
+export interface RelayRequest {
+  endpoint: Endpoint
+  format: ClientFormat
+  /** The model to ask the upstream for (after the channel's model_mapping). */
+  model: string
+  stream: boolean
+  /**
+   * Parsed JSON body for JSON endpoints. Unknown fields must pass through untouched; an adaptor
+   * sets `model` (and, when streaming OpenAI chat, `stream_options.include_usage`).
+   */
+  body?: Readonly<Record<string, unknown>>
+  /** Multipart endpoints (images/edits, audio transcriptions): the raw body, forwarded as is. */
+  raw?: { contentType: string, data: Buffer }
+}
+
+/** An HTTP request to the upstream. */
+export interface UpstreamRequest {
+  method: 'GET' | 'POST'
+  url: string
+  headers: Record<string, string>
+  body?: string | Buffer
+}
+
+/** Token counts reported by the upstream. */
+export interface Usage {
+  promptTokens: number
+  completionTokens: number
+  /** Prompt tokens served from the provider's cache (a part of promptTokens, never extra). */
+  cachedTokens?: number
+}
+
+/** A complete (non-streamed) upstream answer, converted for the client. */
+export interface ConvertedResponse {
+  status: number
+  contentType: string
+  body: string | Buffer
+  /** Undefined when the upstream sent none; the gateway then counts tokens itself. */
+  usage?: Usage
+  /** Completion text, for counting when usage is missing (chat and completions only). */
+  text?: string
+}
+
+/**
+ * Converts one upstream stream to the client's format, chunk by chunk, in constant memory
+ * (it must not keep the whole answer).
+ */
+export interface StreamConverter {
+  /** Bytes from the upstream in; bytes for the client out ('' when nothing to send yet). */
+  push: (chunk: Buffer) => string
+  /** The upstream ended: anything left to send (for example the final `data: [DONE]`). */
+  end: () => string
+  /** Usage, once the upstream has reported it. */
+  usage: () => Usage | undefined
+  /** Completion text seen since the last call (for counting when usage never comes). */
+  takeText: () => string
+  /** True once the upstream signalled a normal end (OpenAI `[DONE]`, Anthropic `message_stop`, ...). */
+  finished: () => boolean
+}
+
+/** What to do about a failed upstream answer (DESIGN.md "Request flow"). */
+export type FailureAction =
+  /** 429, 5xx, timeouts: try another channel. */
+  | 'retry'
+  /** Bad credential or exhausted account: disable the channel (when auto_ban) and try another. */
+  | 'disable'
+  /** The client's fault (400, 404 model not found, ...): answer the client, no retry. */
+  | 'client'
+
+export interface ClassifiedFailure {
+  action: FailureAction
+  /** A message safe to show the client (no keys, no upstream URLs). */
+  message: string
+  /** The provider's own error type or code, when it has one. */
+  code?: string
+}
+
+export interface ProviderAdaptor {
+  /** Channel type number (SPEC.md section 3). */
+  readonly type: number
+  readonly name: string
+  /** Used when the channel's base URL is empty. */
+  readonly defaultBaseUrl: string
+  /** Models offered when a channel of this type is created (`GET /api/models`). */
+  readonly defaultModels: readonly string[]
+  /** Whether this adaptor can serve `endpoint` to a client speaking `format`. */
+  supports: (endpoint: Endpoint, format: ClientFormat) => boolean
+  buildRequest: (channel: ChannelConfig, req: RelayRequest) => UpstreamRequest
+  /** Converts a 2xx non-streamed answer. */
+  convertResponse: (channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer) => ConvertedResponse
+  createStream: (channel: ChannelConfig, req: RelayRequest) => StreamConverter
+  /** Classifies a non-2xx answer (body as text, possibly not JSON). */
+  classifyFailure: (status: number, body: string) => ClassifiedFailure
+  /** The request that lists the upstream's models, and how to read the answer. */
+  listModelsRequest: (channel: ChannelConfig) => UpstreamRequest | undefined
+  parseModels: (body: string) => string[]
+  /** A minimal request that proves the channel works with `model` (channel test). */
+  testRequest: (channel: ChannelConfig, model: string) => RelayRequest
+}

@@ -1,0 +1,16 @@
+import { openAICompatible } from '../openai-compatible/index.js'
+import { OPENAI_MODELS } from '../openai/index.js'
+import { azureHeaders, azureUrl } from './api.js'
+
+/**
+ * Type 3: Azure OpenAI. The base URL is the resource endpoint
+ * (`https://<resource>.openai.azure.com`, no default); `other` is the API version.
+ */
+export const azureOpenAI = openAICompatible({
+  type: 3,
+  name: 'Azure OpenAI',
+  defaultBaseUrl: '',
+  defaultModels: OPENAI_MODELS,
+  urlFor: azureUrl,
+  headersFor: azureHeaders
+})

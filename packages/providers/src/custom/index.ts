@@ -1,0 +1,11 @@
+import { openAICompatible } from '../openai-compatible/index.js'
+import { customUrl } from './api.js'
+
+/** Type 8: any OpenAI-compatible URL, given in full by the admin (may contain `{model}`). */
+export const custom = openAICompatible({
+  type: 8,
+  name: 'custom',
+  defaultBaseUrl: '',
+  defaultModels: [],
+  urlFor: customUrl
+})

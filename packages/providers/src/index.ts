@@ -1,0 +1,28 @@
+export type {
+  ChannelConfig,
+  ClassifiedFailure,
+  ClientFormat,
+  ConvertedResponse,
+  Endpoint,
+  FailureAction,
+  ProviderAdaptor,
+  RelayRequest,
+  StreamConverter,
+  UpstreamRequest,
+  Usage
+} from './adaptor.js'
+export { PROVIDER_ERROR_CODES, ProviderError, type ProviderErrorCode } from './errors.js'
+export { adaptorFor, CHANNEL_TYPE_NAMES, defaultModelsByType, registeredTypes } from './registry.js'
+export {
+  bearerHeaders,
+  classifyOpenAIFailure,
+  OPENAI_PATHS,
+  openAICompatible,
+  openAIErrorBody,
+  openAIUrl,
+  type OpenAICompatibleOptions,
+  type OpenAIEndpoint,
+  type StreamUsageMode,
+  type UrlContext,
+  type UrlTarget
+} from './openai-compatible/index.js'

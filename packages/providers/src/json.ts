@@ -1,0 +1,38 @@
+// Readers for upstream JSON, which enters as `unknown` and is checked field by field.
+
+export type JsonRecord = Readonly<Record<string, unknown>>
+
+export function isRecord (value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The parsed value, or undefined when `text` is not JSON. */
+export function parseJson (text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+/** The value at `path` inside nested objects, or undefined as soon as a step is missing. */
+export function at (value: unknown, ...path: string[]): unknown {
+  let current = value
+  for (const key of path) {
+    if (!isRecord(current)) return undefined
+    current = current[key]
+  }
+  return current
+}
+
+export function num (value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
+export function str (value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+export function list (value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : []
+}

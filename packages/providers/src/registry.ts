@@ -1,0 +1,70 @@
+import type { ProviderAdaptor } from './adaptor.js'
+import { ai360 } from './ai360/index.js'
+import { azureOpenAI } from './azure/index.js'
+import { custom } from './custom/index.js'
+import { deepSeek } from './deepseek/index.js'
+import { lingyiwanwu } from './lingyiwanwu/index.js'
+import { mistral } from './mistral/index.js'
+import { moonshot } from './moonshot/index.js'
+import { ollama } from './ollama/index.js'
+import { openAI } from './openai/index.js'
+import { siliconCloud } from './siliconcloud/index.js'
+
+/** Every channel type of SPEC.md section 3, by number; types without an adaptor included. */
+export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  1: 'OpenAI',
+  2: 'Midjourney Proxy',
+  3: 'Azure OpenAI',
+  4: 'Ollama',
+  5: 'Midjourney Proxy Plus',
+  8: 'custom',
+  11: 'PaLM2',
+  14: 'Claude',
+  15: 'Baidu',
+  16: 'ChatGLM',
+  17: 'Alibaba',
+  18: 'iFlytek (Spark)',
+  19: '360',
+  21: 'AI Proxy (knowledge base)',
+  22: 'FastGPT (private deployment)',
+  23: 'Tencent',
+  24: 'Gemini',
+  25: 'Moonshot',
+  26: 'GLM-4V',
+  31: '01.AI',
+  33: 'AWS Claude',
+  34: 'Cohere',
+  35: 'MiniMax',
+  36: 'Suno',
+  37: 'Dify',
+  38: 'Jina',
+  39: 'Cloudflare',
+  40: 'SiliconCloud',
+  41: 'Vertex AI',
+  42: 'Mistral',
+  43: 'DeepSeek',
+  44: 'Claude Code',
+  45: 'Codex'
+})
+
+const ADAPTORS: ReadonlyMap<number, ProviderAdaptor> = new Map(
+  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek]
+    .map((adaptor) => [adaptor.type, adaptor])
+)
+
+/** The adaptor of a channel type; undefined for unknown types and types not implemented yet. */
+export function adaptorFor (type: number): ProviderAdaptor | undefined {
+  return ADAPTORS.get(type)
+}
+
+/** Channel types that have an adaptor, ascending. */
+export function registeredTypes (): number[] {
+  return [...ADAPTORS.keys()].sort((a, b) => a - b)
+}
+
+/** Default models of every type that has an adaptor (`GET /api/models`); fresh arrays. */
+export function defaultModelsByType (): Record<number, string[]> {
+  const models: Record<number, string[]> = {}
+  for (const [type, adaptor] of ADAPTORS) models[type] = [...adaptor.defaultModels]
+  return models
+}

@@ -1,0 +1,82 @@
+import type { OptionValues } from '@modelgate/contracts'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import Type from 'typebox'
+import { fail } from '../../../lib/errors.js'
+import { OM } from '../../../lib/oauth-messages.js'
+import {
+  baseUrl,
+  consumeState,
+  fetchProviderJson,
+  finishOAuth,
+  isRecord,
+  type OAuthIdentity,
+  optionalString,
+  providerErrorText
+} from '../../../services/oauth.js'
+
+export interface LinuxDOOAuthOptions {
+  /** Base of LinuxDO Connect (LINUXDO_OAUTH_URL): token endpoint and user API. */
+  oauthUrl: string
+}
+
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 512 })),
+  state: Type.Optional(Type.String({ maxLength: 128 }))
+})
+
+/** Exchanges the code for a token, then reads the LinuxDO user. */
+async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    client_id: options.str('LinuxDOClientId'),
+    client_secret: options.str('LinuxDOClientSecret')
+  })
+  // The token request must repeat the redirect_uri of the authorize request, which the console builds from ServerAddress.
+  const serverAddress = baseUrl(options.str('ServerAddress'))
+  if (serverAddress !== '') form.set('redirect_uri', `${serverAddress}/oauth/linuxdo`)
+  const exchange = await fetchProviderJson(req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/oauth2/token`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+    body: form
+  })
+  const token = isRecord(exchange.body) ? optionalString(exchange.body['access_token']) : undefined
+  if (token === undefined) {
+    const detail = providerErrorText(exchange.body)
+    if (detail === undefined) throw fail(OM.providerBadAnswer, { provider: 'LinuxDO' })
+    throw fail(OM.providerRefused, { provider: 'LinuxDO', detail })
+  }
+
+  const profile = await fetchProviderJson(req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/api/user`, {
+    headers: { accept: 'application/json', authorization: `Bearer ${token}` }
+  })
+  if (profile.status !== 200) {
+    throw fail(OM.providerRefused, { provider: 'LinuxDO', detail: providerErrorText(profile.body) ?? `HTTP ${profile.status}` })
+  }
+  const body = profile.body
+  if (!isRecord(body) || typeof body['id'] !== 'number' || !Number.isSafeInteger(body['id']) || body['id'] <= 0) {
+    throw fail(OM.providerBadAnswer, { provider: 'LinuxDO' })
+  }
+  if (body['active'] === false) throw fail(OM.linuxdoInactive)
+  return {
+    provider: 'linuxdo',
+    id: String(body['id']),
+    displayName: optionalString(body['name']) ?? optionalString(body['username'])
+  }
+}
+
+const routes: FastifyPluginAsyncTypebox<LinuxDOOAuthOptions> = async (app, opts) => {
+  app.get('/linuxdo', {
+    config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
+    schema: { querystring: CallbackQuery }
+  }, async (req, reply) => {
+    const options = await app.loadOptions()
+    if (!options.bool('LinuxDOOAuthEnabled')) throw fail(OM.notEnabled, { provider: 'LinuxDO' })
+    const { aff } = await consumeState(app, req, reply, req.query.state)
+    if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
+    const identity = await linuxdoIdentity(req, opts, options, req.query.code)
+    return await finishOAuth(app, req, reply, identity, aff)
+  })
+}
+export default routes

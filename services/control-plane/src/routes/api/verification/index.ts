@@ -1,0 +1,50 @@
+import { findLiveUserBy } from '@modelgate/db'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import Type from 'typebox'
+import { AM } from '../../../lib/account-messages.js'
+import { fail, ok } from '../../../lib/errors.js'
+import { checkTurnstile } from '../../../lib/turnstile.js'
+import { checkEmailAllowed, checkEmailFormat, normalizeEmail, sendEmailCode, sendResetLink } from '../../../services/verification.js'
+
+/** Per IP, on top of the per-address resend cooldown: each call mails someone. */
+const MAIL_RATE_LIMIT = { max: 20, timeWindow: '20 minutes' }
+
+const EmailQuery = Type.Object({
+  email: Type.String({ maxLength: 254 }),
+  turnstile: Type.Optional(Type.String())
+})
+
+/** Routes that mail a secret to an address: GET /verification (a code) and GET /reset_password (a link). */
+const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
+  app.get('/verification', {
+    config: { auth: 'public', rateLimit: MAIL_RATE_LIMIT },
+    schema: { querystring: EmailQuery }
+  }, async (req) => {
+    const email = normalizeEmail(req.query.email)
+    checkEmailFormat(email)
+    checkEmailAllowed(await app.loadOptions(), email)
+    await checkTurnstile(app, req, opts.turnstileVerifyUrl)
+    if (await findLiveUserBy(app.db, 'email', email) !== undefined) throw fail(AM.emailInUse)
+    await sendEmailCode(app, req, email)
+    return ok(null, req.t(AM.codeSent))
+  })
+
+  app.get('/reset_password', {
+    config: { auth: 'public', rateLimit: MAIL_RATE_LIMIT },
+    schema: { querystring: EmailQuery }
+  }, async (req) => {
+    const email = normalizeEmail(req.query.email)
+    checkEmailFormat(email)
+    await checkTurnstile(app, req, opts.turnstileVerifyUrl)
+    // SPEC.md section 8 lists "email not registered" among server messages, so, like the peer
+    // gateways, this answer tells whether an address has an account (Turnstile and the rate limit
+    // slow down enumeration).
+    if (await findLiveUserBy(app.db, 'email', email) === undefined) throw fail(AM.emailNotRegistered)
+    // Set ServerAddress in production: without it the link follows the request's Host header,
+    // which the caller chooses.
+    const serverAddress = (await app.loadOptions()).str('ServerAddress').trim().replace(/\/+$/, '')
+    await sendResetLink(app, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
+    return ok(null, req.t(AM.resetMailSent))
+  })
+}
+export default routes

@@ -1,0 +1,235 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { findLiveUserBy, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, fail, ok } from '../lib/errors.js'
+import { M } from '../lib/messages.js'
+import { OM } from '../lib/oauth-messages.js'
+import { createAccount, type NewAccount, publicUser, USERNAME_MAX } from './users.js'
+
+export type OAuthProvider = 'github' | 'linuxdo' | 'wechat' | 'telegram'
+
+export const PROVIDERS = {
+  github: { column: 'github_id', label: 'GitHub' },
+  linuxdo: { column: 'linuxdo_id', label: 'LinuxDO' },
+  wechat: { column: 'wechat_id', label: 'WeChat' },
+  telegram: { column: 'telegram_id', label: 'Telegram' }
+} as const satisfies Record<OAuthProvider, { column: keyof UserUpdate, label: string }>
+
+/** An account at a provider, as its API describes it. */
+export interface OAuthIdentity {
+  provider: OAuthProvider
+  /** The provider's stable id of the account (GitHub's numeric id, WeChat's openid, ...). */
+  id: string
+  displayName?: string
+  email?: string
+}
+
+export const STATE_COOKIE = 'oauth_state'
+export const STATE_COOKIE_PATH = '/api/oauth'
+export const STATE_TTL_S = 600
+const UPSTREAM_TIMEOUT_MS = 10_000
+const DISPLAY_NAME_MAX = 64
+const stateKey = (state: string) => `oauth:state:${state}`
+
+export function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function optionalString (value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
+}
+
+/** Strips trailing slashes so `${base}/path` never doubles them. */
+export const baseUrl = (url: string) => url.replace(/\/+$/, '')
+
+/** A new single-use state remembering the invite code; valid for 10 minutes. */
+export async function issueState (app: FastifyInstance, reply: FastifyReply, req: FastifyRequest, aff: string): Promise<string> {
+  const state = randomBytes(24).toString('base64url')
+  await app.redis.set(stateKey(state), JSON.stringify({ aff }), 'EX', STATE_TTL_S)
+  // The cookie ties the state to the browser that asked for it, so a callback link carrying
+  // someone else's code and state cannot sign a victim into (or bind) the sender's account.
+  reply.setCookie(STATE_COOKIE, state, {
+    path: STATE_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: req.protocol === 'https',
+    maxAge: STATE_TTL_S
+  })
+  return state
+}
+
+/** Consumes the callback's state (once, atomically); refuses a missing, unknown, used or foreign one. */
+export async function consumeState (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, state: string | undefined): Promise<{ aff: string }> {
+  if (state === undefined || state === '' || req.cookies[STATE_COOKIE] !== state) throw fail(OM.stateInvalid)
+  const stored = await app.redis.getdel(stateKey(state))
+  reply.clearCookie(STATE_COOKIE, { path: STATE_COOKIE_PATH })
+  if (stored === null) throw fail(OM.stateInvalid)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(stored)
+  } catch {
+    parsed = undefined
+  }
+  return { aff: isRecord(parsed) && typeof parsed['aff'] === 'string' ? parsed['aff'] : '' }
+}
+
+/**
+ * Calls a provider and parses its JSON answer. Network failures, timeouts and bodies that are not
+ * JSON become a clear refusal; the status and the unchecked body go back to the caller.
+ */
+export async function fetchProviderJson (
+  req: FastifyRequest,
+  provider: OAuthProvider,
+  url: string,
+  init: { method?: string, headers?: Record<string, string>, body?: string | URLSearchParams }
+): Promise<{ status: number, body: unknown }> {
+  const label = PROVIDERS[provider].label
+  let status: number
+  let text: string
+  try {
+    const res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
+    status = res.status
+    text = await res.text()
+  } catch (err) {
+    req.log.warn({ err, provider }, 'OAuth provider request failed')
+    throw fail(OM.providerUnavailable, { provider: label })
+  }
+  try {
+    return { status, body: JSON.parse(text) as unknown }
+  } catch {
+    req.log.warn({ provider, status }, 'OAuth provider answered with a body that is not JSON')
+    throw fail(OM.providerBadAnswer, { provider: label })
+  }
+}
+
+/** The provider's own error text (OAuth `error_description`/`error`, or `message`), shortened. */
+export function providerErrorText (body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined
+  const text = optionalString(body['error_description']) ?? optionalString(body['error']) ?? optionalString(body['message'])
+  return text?.slice(0, 200)
+}
+
+/** Runs `fn` while holding a short Redis lock on the identity, so two callbacks cannot both register it. */
+async function withIdentityLock<T> (app: FastifyInstance, identity: OAuthIdentity, fn: () => Promise<T>): Promise<T> {
+  const key = `oauth:lock:${identity.provider}:${identity.id}`
+  const token = randomBytes(12).toString('hex')
+  if (await app.redis.set(key, token, 'EX', 30, 'NX') !== 'OK') throw fail(OM.busy)
+  try {
+    return await fn()
+  } finally {
+    await app.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, token)
+      .catch(() => undefined)
+  }
+}
+
+/** Binds the identity to `user`; refuses one that belongs to another live user. */
+export async function bindIdentity (app: FastifyInstance, user: User, identity: OAuthIdentity): Promise<User> {
+  const { column, label } = PROVIDERS[identity.provider]
+  return await withIdentityLock(app, identity, async () => {
+    const owner = await findLiveUserBy(app.db, column, identity.id)
+    if (owner !== undefined && owner.id !== user.id) throw fail(OM.alreadyBound, { provider: label })
+    if (owner !== undefined) return owner
+    const patch: UserUpdate = {}
+    patch[column] = identity.id
+    const updated = await updateUser(app.db, user.id, patch)
+    if (updated === undefined) throw fail(M.userNotFound)
+    await app.publishChange({ kind: 'user', id: updated.id })
+    return updated
+  })
+}
+
+function randomSuffix (length: number): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789'
+  return [...randomBytes(length)].map((b) => alphabet[b % alphabet.length]).join('')
+}
+
+/** A new account for the identity, named `<provider>_<next id>`, or a random suffix when that is taken or too long. */
+async function registerIdentity (app: FastifyInstance, identity: OAuthIdentity, aff: string): Promise<User> {
+  const prefix = identity.provider
+  const row = await app.db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst()
+  let candidate = `${prefix}_${Number(row?.max ?? 0) + 1}`
+  const email = identity.email !== undefined && await findLiveUserBy(app.db, 'email', identity.email) === undefined ? identity.email : undefined
+  const displayName = identity.displayName?.slice(0, DISPLAY_NAME_MAX)
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (candidate.length <= USERNAME_MAX && await findLiveUserBy(app.db, 'username', candidate) === undefined) {
+      try {
+        const account: NewAccount = { username: candidate, displayName, email, affCode: aff }
+        account[PROVIDERS[prefix].column] = identity.id
+        return await createAccount(app, account)
+      } catch (err) {
+        if (!(err instanceof ApiError && err.msg === M.usernameTaken)) throw err
+      }
+    }
+    candidate = `${prefix}_${randomSuffix(USERNAME_MAX - prefix.length - 1)}`
+  }
+  throw fail(M.usernameTaken)
+}
+
+/**
+ * Signs in the live user holding the identity, or registers one (when RegisterEnabled) with the
+ * invite code; refuses banned users. Sets the session cookie.
+ */
+export async function signInWithIdentity (
+  app: FastifyInstance,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  identity: OAuthIdentity,
+  aff: string
+): Promise<{ success: true, message: string, data: PublicUser }> {
+  const { column } = PROVIDERS[identity.provider]
+  const user = await withIdentityLock(app, identity, async () => {
+    const existing = await findLiveUserBy(app.db, column, identity.id)
+    if (existing !== undefined) return existing
+    if (!(await app.loadOptions()).bool('RegisterEnabled')) throw fail(OM.registerDisabled)
+    return await registerIdentity(app, identity, aff)
+  })
+  if (user.status !== 1) throw fail(M.userBanned)
+  await app.startSession(req, reply, user)
+  return ok(publicUser(user), req.t(M.loggedIn))
+}
+
+/** `message: 'bind'` is what the console checks to tell a binding from a sign-in. */
+export const bound = (user: User) => ok(publicUser(user), 'bind')
+
+/** The end of every OAuth callback: binds to the signed-in caller, else signs in or registers. */
+export async function finishOAuth (
+  app: FastifyInstance,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  identity: OAuthIdentity,
+  aff: string
+): Promise<{ success: true, message: string, data: PublicUser }> {
+  const caller = await app.optionalAuth(req)
+  if (caller !== null) return bound(await bindIdentity(app, caller.user, identity))
+  return await signInWithIdentity(app, req, reply, identity, aff)
+}
+
+/** Fields our console adds to the Telegram widget's answer; Telegram did not sign them. */
+const TELEGRAM_UNSIGNED = new Set(['hash', 'lang', 'aff'])
+const TELEGRAM_MAX_AGE_S = 24 * 3600
+const TELEGRAM_MAX_SKEW_S = 5 * 60
+
+/**
+ * Checks a Telegram Login Widget answer: HMAC-SHA256 keyed with SHA-256(bot token) over the
+ * sorted `key=value` lines of every signed field, and an auth_date within the last day.
+ */
+export function verifyTelegramLogin (botToken: string, fields: Record<string, unknown>, nowS: number): OAuthIdentity {
+  const signed: Array<[string, string]> = []
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value !== 'string') throw fail(OM.telegramInvalid)
+    if (!TELEGRAM_UNSIGNED.has(key)) signed.push([key, value])
+  }
+  const hash = fields['hash']
+  if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) throw fail(OM.telegramInvalid)
+  const checkString = signed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join('\n')
+  const secret = createHash('sha256').update(botToken).digest()
+  const expected = createHmac('sha256', secret).update(checkString).digest()
+  if (!timingSafeEqual(expected, Buffer.from(hash, 'hex'))) throw fail(OM.telegramInvalid)
+
+  const id = fields['id']
+  const authDate = Number(fields['auth_date'])
+  if (typeof id !== 'string' || !/^\d{1,20}$/.test(id) || !Number.isInteger(authDate)) throw fail(OM.telegramInvalid)
+  if (nowS - authDate > TELEGRAM_MAX_AGE_S || authDate - nowS > TELEGRAM_MAX_SKEW_S) throw fail(OM.telegramExpired)
+  const name = [optionalString(fields['first_name']), optionalString(fields['last_name'])].filter((s) => s !== undefined).join(' ')
+  return { provider: 'telegram', id, displayName: name !== '' ? name : optionalString(fields['username']) }
+}

@@ -1,0 +1,103 @@
+import { tokenCacheKey } from '@modelgate/contracts'
+import { type Database, type Kysely, sql } from '@modelgate/db'
+import type { Redis } from 'ioredis'
+
+/** A relay token and its owner, as cached. */
+export interface CallerRecord {
+  token: {
+    id: number
+    name: string
+    status: number
+    remainQuota: number
+    unlimited: boolean
+    /** -1 never, else unix seconds. */
+    expiredTime: number
+    /** null when model limits are off. */
+    modelLimits: string[] | null
+    allowIps: string[]
+    group: string
+  }
+  user: {
+    id: number
+    username: string
+    status: number
+    role: number
+    group: string
+    deleted: boolean
+  }
+}
+
+
+const LOCAL_TTL_MS = 60_000
+const REDIS_TTL_S = 600
+
+/**
+ * Token lookups by key hash: process memory (60 s), then Redis (10 min), then Postgres. A
+ * console change to a token or a user drops the entries at once through the change channel; the
+ * TTLs bound staleness if a message is lost.
+ */
+export class CallerCache {
+  readonly #local = new Map<string, { record: CallerRecord | null, at: number }>()
+  readonly #db: Kysely<Database>
+  readonly #redis: Redis
+
+  constructor (db: Kysely<Database>, redis: Redis) {
+    this.#db = db
+    this.#redis = redis
+  }
+
+  async find (hash: string): Promise<CallerRecord | null> {
+    const local = this.#local.get(hash)
+    if (local !== undefined && Date.now() - local.at < LOCAL_TTL_MS) return local.record
+    let record: CallerRecord | null
+    const cached = await this.#redis.get(tokenCacheKey(hash))
+    if (cached !== null) {
+      record = JSON.parse(cached) as CallerRecord | null
+    } else {
+      record = await this.#load(hash)
+      await this.#redis.set(tokenCacheKey(hash), JSON.stringify(record), 'EX', record === null ? 30 : REDIS_TTL_S)
+    }
+    this.#local.set(hash, { record, at: Date.now() })
+    return record
+  }
+
+  async #load (hash: string): Promise<CallerRecord | null> {
+    const row = await this.#db.selectFrom('tokens').innerJoin('users', 'users.id', 'tokens.user_id')
+      .select([
+        'tokens.id as token_id', 'tokens.name', 'tokens.status as token_status', 'tokens.remain_quota', 'tokens.unlimited_quota',
+        'tokens.expired_time', 'tokens.model_limits_enabled', 'tokens.model_limits', 'tokens.allow_ips', 'tokens.group as token_group',
+        'users.id as user_id', 'users.username', 'users.status as user_status', 'users.role', 'users.group as user_group',
+        sql<boolean>`users.deleted_at is not null`.as('user_deleted')
+      ])
+      .where('tokens.key_hash', '=', hash).where('tokens.deleted_at', 'is', null)
+      .executeTakeFirst()
+    if (row === undefined) return null
+    return {
+      token: {
+        id: row.token_id,
+        name: row.name,
+        status: row.token_status,
+        remainQuota: row.remain_quota,
+        unlimited: row.unlimited_quota,
+        expiredTime: row.expired_time,
+        modelLimits: row.model_limits_enabled ? row.model_limits.split(',').map((m) => m.trim()).filter((m) => m !== '') : null,
+        allowIps: row.allow_ips.split(/[\n,]/).map((ip) => ip.trim()).filter((ip) => ip !== ''),
+        group: row.token_group
+      },
+      user: { id: row.user_id, username: row.username, status: row.user_status, role: row.role, group: row.user_group, deleted: row.user_deleted }
+    }
+  }
+
+  /** Drops every entry of a token or a user (after a console change). */
+  forget (match: { tokenId?: number, userId?: number }): void {
+    for (const [hash, entry] of this.#local) {
+      if (entry.record === null) continue
+      if (entry.record.token.id === match.tokenId || entry.record.user.id === match.userId) this.#local.delete(hash)
+    }
+  }
+
+  /** Drops everything held in this process. */
+  clear (): void {
+    this.#local.clear()
+  }
+}

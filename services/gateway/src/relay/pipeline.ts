@@ -1,0 +1,355 @@
+import { once } from 'node:events'
+import type { UsageEvent } from '@modelgate/contracts'
+import { type Database, insertLog, type Kysely, LOG_TYPE, sql } from '@modelgate/db'
+import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
+import { adaptorFor, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, type Usage } from '@modelgate/providers'
+import type { QuotaStore } from '@modelgate/quota'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type Caller, checkModel } from './auth.js'
+import { RelayError, RM } from './errors.js'
+import { maxTokensOf, promptText, promptTokensOf, tokensOf } from './estimate.js'
+import { channelConfig, type RelayChannel, type RelayState } from './state.js'
+import { multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
+import type { UsagePublisher } from './usage.js'
+
+export interface RelayDeps {
+  state: RelayState
+  quota: QuotaStore
+  usage: UsagePublisher
+  db: Kysely<Database>
+  upstreamTimeoutMs: number
+  publishChannelChange: (id: number) => Promise<void>
+}
+
+/** How long an unsettled reservation may live before reconciliation takes over. */
+const RESERVATION_TTL_S = 6 * 3600
+/** Largest non-streamed upstream answer the gateway will hold. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024
+
+function usableGroups (state: RelayState): Record<string, unknown> {
+  const v = state.options.json('UserUsableGroups')
+  return typeof v === 'object' && v !== null ? v as Record<string, unknown> : {}
+}
+
+function sensitiveWords (state: RelayState): string[] {
+  if (!state.options.bool('CheckSensitiveEnabled') || !state.options.bool('CheckSensitiveOnPromptEnabled')) return []
+  return state.options.str('SensitiveWords').split('\n').map((w) => w.trim().toLowerCase()).filter((w) => w !== '')
+}
+
+/** What the pipeline learned about one admitted request, for its usage event. */
+interface Outcome {
+  channel?: RelayChannel
+  upstreamModel: string
+  tried: number[]
+  answered: boolean
+  aborted: boolean
+  firstByteAt: number
+  usage?: Usage
+  countedCompletion: number
+  error?: { status: number, message: string }
+}
+
+/**
+ * One relay request end to end (DESIGN.md "Request flow"): checks, channel choice, reservation,
+ * upstream call with failover, the answer (streamed without buffering), and exactly one usage
+ * event for every admitted request, whatever happens after admission.
+ */
+export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller): Promise<void> {
+  const startedAt = Date.now()
+  const { state } = deps
+  const multipart = endpoint === 'images_edits' || endpoint === 'audio_transcriptions' || endpoint === 'audio_translations'
+  let body: Record<string, unknown> | undefined
+  let raw: RelayRequest['raw']
+  let model: string | undefined
+  if (multipart) {
+    const contentType = String(req.headers['content-type'] ?? '')
+    const data = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+    raw = { contentType, data }
+    model = multipartField(contentType, data, 'model')
+  } else {
+    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body) || Buffer.isBuffer(req.body)) {
+      throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
+    }
+    body = req.body as Record<string, unknown>
+    model = typeof body['model'] === 'string' ? body['model'] : undefined
+  }
+  if (model === undefined || model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
+  checkModel(caller, model, usableGroups(state))
+  if (body !== undefined) {
+    const words = sensitiveWords(state)
+    if (words.length > 0) {
+      const text = promptText(body).toLowerCase()
+      if (words.some((w) => text.includes(w))) throw new RelayError(400, 'invalid_request_error', 'sensitive_words_detected', RM.sensitive)
+    }
+  }
+
+  const group = caller.group
+  let pinned: RelayChannel | undefined
+  if (caller.pinnedChannel !== undefined) {
+    pinned = state.channels.get(caller.pinnedChannel)
+    if (pinned === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
+    if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
+  } else if (!state.serves(group, model)) {
+    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model, group })
+  }
+  const price = priceOf(state.pricing, model, group)
+  if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
+
+  const stream = body?.['stream'] === true
+  const promptTokens = body === undefined ? 0 : promptTokensOf(body)
+  const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
+  const reserved = costOf(price, { promptTokens, completionTokens: body === undefined ? 0 : maxTokensOf(body) }) + preConsumed
+  const { token, user } = caller.record
+  let admitted
+  try {
+    admitted = await deps.quota.reserve({
+      requestId: req.id,
+      userId: user.id,
+      tokenId: token.id,
+      unlimited: token.unlimited,
+      amount: reserved,
+      ttlSeconds: RESERVATION_TTL_S,
+      loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
+      loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
+    })
+  } catch (err) {
+    // Fail closed: never admit against per-process counters (DESIGN.md, "Redis unreachable").
+    req.log.error({ err }, 'quota reservation failed')
+    throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
+  }
+  if (!admitted.ok) {
+    if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
+    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
+  }
+
+  // Admitted: from here on exactly one usage event, whatever happens.
+  const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
+  try {
+    await callUpstreams(deps, req, reply, { endpoint, model, stream, body, raw, pinned, group, outcome })
+  } finally {
+    const usage: Usage = outcome.usage ?? { promptTokens, completionTokens: outcome.countedCompletion }
+    const billable = outcome.answered || outcome.aborted
+    const quota = billable ? costOf(price, usage) : 0
+    const event: UsageEvent = {
+      request_id: req.id,
+      created_at: Math.floor(startedAt / 1000),
+      user_id: user.id,
+      username: user.username,
+      token_id: token.id,
+      token_name: token.name,
+      unlimited_token: token.unlimited,
+      channel_id: outcome.channel?.id ?? 0,
+      model_name: model,
+      upstream_model: outcome.upstreamModel,
+      group,
+      is_stream: stream,
+      ip: req.ip,
+      use_time_ms: Date.now() - startedAt,
+      first_response_ms: outcome.firstByteAt === 0 ? 0 : outcome.firstByteAt - startedAt,
+      prompt_tokens: billable ? usage.promptTokens : 0,
+      completion_tokens: billable ? usage.completionTokens : 0,
+      cached_tokens: billable ? usage.cachedTokens ?? 0 : 0,
+      reserved,
+      quota,
+      outcome: outcome.answered ? 'success' : outcome.aborted ? 'aborted' : 'failed',
+      usage_source: outcome.usage !== undefined ? 'upstream' : billable ? 'counted' : 'none',
+      price: priceDetails(price),
+      retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
+      ...(outcome.error === undefined ? {} : { error: outcome.error })
+    }
+    await deps.usage.publish(event)
+  }
+}
+
+interface CallPlan {
+  endpoint: Endpoint
+  model: string
+  stream: boolean
+  body?: Record<string, unknown>
+  raw?: RelayRequest['raw']
+  pinned?: RelayChannel
+  group: string
+  outcome: Outcome
+}
+
+/** The upstream's own OpenAI error object, passed to an OpenAI client unchanged. */
+function upstreamErrorObject (text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    const error = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['error'] : undefined
+    return typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['message'] === 'string' ? error as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function mappedStatus (channel: RelayChannel, status: number): number {
+  const to = Number(channel.statusCodeMapping[String(status)])
+  return Number.isInteger(to) && to >= 100 && to <= 599 ? to : status
+}
+
+async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, plan: CallPlan): Promise<void> {
+  const { state } = deps
+  const { outcome } = plan
+  const tried = new Set<number>()
+  const attempts = plan.pinned !== undefined ? 1 : 1 + Math.max(0, Math.trunc(state.options.num('RetryTimes')))
+  const clientGone = new AbortController()
+  const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
+  reply.raw.once('close', onClose)
+  let last: { status: number, message: string, type: string, code: string | null } | undefined
+  try {
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const channel = plan.pinned ?? state.pick(plan.group, plan.model, tried)
+      if (channel === undefined) break
+      tried.add(channel.id)
+      outcome.tried.push(channel.id)
+      outcome.channel = channel
+      const adaptor = adaptorFor(channel.type)
+      if (adaptor === undefined || !adaptor.supports(plan.endpoint, 'openai')) {
+        last = { status: 503, message: `channel type ${channel.type} cannot serve this endpoint`, type: 'service_unavailable', code: 'unsupported_channel' }
+        continue
+      }
+      outcome.upstreamModel = channel.modelMapping[plan.model] ?? plan.model
+      const relayReq: RelayRequest = { endpoint: plan.endpoint, format: 'openai', model: outcome.upstreamModel, stream: plan.stream, body: plan.body, raw: plan.raw }
+      const config = channelConfig(channel)
+      const attemptAbort = new AbortController()
+      const forward = () => attemptAbort.abort()
+      clientGone.signal.addEventListener('abort', forward)
+      try {
+        let res: UpstreamResponse
+        try {
+          res = await send(adaptor.buildRequest(config, relayReq), attemptAbort.signal, deps.upstreamTimeoutMs)
+        } catch (err) {
+          if (clientGone.signal.aborted) { outcome.aborted = false; return }
+          req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
+          last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
+          continue
+        }
+        if (res.status < 200 || res.status >= 300) {
+          const text = await readText(res.body).catch(() => '')
+          const failure = adaptor.classifyFailure(res.status, text)
+          req.log.warn({ channel: channel.id, status: res.status, action: failure.action }, 'upstream refused')
+          if (failure.action === 'disable') await autoDisable(deps, channel, `${res.status}: ${failure.message}`)
+          last = { status: res.status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
+          if (failure.action === 'client') {
+            outcome.error = { status: res.status, message: failure.message }
+            await reply.code(mappedStatus(channel, res.status)).header('content-type', 'application/json; charset=utf-8')
+              .send({ error: upstreamErrorObject(text) ?? { message: failure.message, type: 'invalid_request_error', param: null, code: failure.code ?? null } })
+            return
+          }
+          continue
+        }
+        if (plan.stream) {
+          const result = await pipeStream(adaptor.createStream(config, relayReq), res, reply, outcome, clientGone.signal)
+          if (result === 'retry') {
+            last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
+            continue
+          }
+          return
+        }
+        const data = await readAll(res.body, MAX_ANSWER_BYTES)
+        const converted = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
+        outcome.usage = converted.usage
+        if (converted.usage === undefined && converted.text !== undefined) outcome.countedCompletion = tokensOf(converted.text)
+        outcome.answered = true
+        outcome.firstByteAt = Date.now()
+        await reply.code(converted.status).header('content-type', converted.contentType).send(converted.body)
+        return
+      } catch (err) {
+        if (clientGone.signal.aborted) return
+        req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
+        last = { status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' }
+      } finally {
+        clientGone.signal.removeEventListener('abort', forward)
+      }
+    }
+    const failure = last ?? { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
+    outcome.error = { status: failure.status, message: failure.message }
+    const status = failure.status === 429 ? 429 : failure.status >= 500 ? failure.status : 502
+    throw new RelayError(outcome.channel === undefined ? status : mappedStatus(outcome.channel, status), failure.type, failure.code, RM.upstreamFailed, { detail: failure.message })
+  } finally {
+    reply.raw.off('close', onClose)
+  }
+}
+
+/**
+ * Forwards a stream as it arrives. Headers go out with the first converted bytes, so an upstream
+ * that fails before sending anything can still be retried; after that nothing is retried. A
+ * client that leaves aborts the upstream call; an upstream that dies ends the client's stream
+ * with an error event rather than a clean finish.
+ */
+async function pipeStream (
+  conv: StreamConverter,
+  res: UpstreamResponse,
+  reply: FastifyReply,
+  outcome: Outcome,
+  clientGone: AbortSignal
+): Promise<'done' | 'retry'> {
+  const out = reply.raw
+  let started = false
+  const write = async (text: string) => {
+    if (text === '' || clientGone.aborted) return
+    if (!started) {
+      started = true
+      outcome.firstByteAt = Date.now()
+      reply.hijack()
+      out.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no'
+      })
+    }
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')])
+  }
+  let upstreamError = false
+  try {
+    for await (const chunk of res.body) {
+      await write(conv.push(chunk as Buffer))
+      outcome.countedCompletion += tokensOf(conv.takeText())
+      if (clientGone.aborted) break
+    }
+  } catch {
+    upstreamError = !clientGone.aborted
+  }
+  outcome.usage = conv.usage()
+  if (clientGone.aborted) {
+    res.body.destroy()
+    outcome.aborted = true
+    if (started && !out.writableEnded) out.end()
+    return 'done'
+  }
+  if (!started && (upstreamError || !conv.finished())) return 'retry'
+  if (conv.finished() && !upstreamError) {
+    await write(conv.end())
+    outcome.answered = true
+  } else {
+    outcome.aborted = true
+    outcome.error = { status: 502, message: 'upstream stream ended unexpectedly' }
+    await write(`data: ${JSON.stringify({ error: { message: RM.streamInterrupted.en, type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`)
+  }
+  if (!out.writableEnded) out.end()
+  return 'done'
+}
+
+/** Marks a channel auto-disabled (status 3) with the reason, when its auto_ban and the option allow. */
+async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: string): Promise<void> {
+  if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) return
+  const now = Math.floor(Date.now() / 1000)
+  const updated = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx.updateTable('channels')
+      .set({ status: 3, other_info: sql`other_info || ${JSON.stringify({ status_reason: reason, status_time: now })}::jsonb` })
+      .where('id', '=', channel.id).where('status', '=', 1)
+      .returning('name').executeTakeFirst()
+    if (row === undefined) return false
+    await trx.updateTable('abilities').set({ enabled: false }).where('channel_id', '=', channel.id).execute()
+    await insertLog(trx, { type: LOG_TYPE.system, channel_id: channel.id, content: `channel ${row.name} (#${channel.id}) auto-disabled: ${reason}` })
+    return true
+  })
+  if (!updated) return
+  channel.status = 3
+  await deps.state.loadRouting()
+  await deps.publishChannelChange(channel.id)
+}
+
+export type { Price, ProviderAdaptor }

@@ -1,0 +1,207 @@
+import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
+import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
+import { pricingTables, type PricingTables } from '@modelgate/pricing'
+import type { ChannelConfig } from '@modelgate/providers'
+import type { SecretBox } from '@modelgate/service'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+
+/** An enabled channel as the relay uses it. */
+export interface RelayChannel {
+  id: number
+  type: number
+  name: string
+  /** One credential per line; one is picked per request. */
+  keys: string[]
+  baseUrl: string
+  other: string
+  organization: string | null
+  setting: Record<string, unknown>
+  modelMapping: Record<string, string>
+  statusCodeMapping: Record<string, string>
+  autoBan: boolean
+  status: number
+}
+
+interface Candidate { channelId: number, weight: number }
+/** Candidates of one group and model, highest priority tier first. */
+type Tiers = Candidate[][]
+
+function jsonRecord (text: string): Record<string, unknown> {
+  if (text.trim() === '') return {}
+  try {
+    const v: unknown = JSON.parse(text)
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {}
+  } catch {
+    return {}
+  }
+}
+
+function stringRecord (text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(jsonRecord(text))) if (typeof v === 'string' && v !== '') out[k] = v
+  return out
+}
+
+/**
+ * Everything routing and pricing need, held in memory (DESIGN.md invariant 5): options, price
+ * tables, the routing table and the channels. Rebuilt from Postgres when any replica announces
+ * a change (invariant 4) and every `refreshMs` as a safety net.
+ */
+export class RelayState {
+  options: OptionValues = new OptionValues(new Map())
+  pricing: PricingTables = pricingTables(this.options)
+  /** Every channel by id, enabled or not (pinned requests name disabled ones too). */
+  channels = new Map<number, RelayChannel>()
+  #routes = new Map<string, Tiers>()
+  /** group -> models it can reach */
+  #modelsByGroup = new Map<string, string[]>()
+  readonly #listeners: Array<(change: ConfigChange) => void> = []
+
+  private readonly db: Kysely<Database>
+  private readonly box: SecretBox
+  private readonly log: FastifyBaseLogger
+
+  constructor (db: Kysely<Database>, box: SecretBox, log: FastifyBaseLogger) {
+    this.db = db
+    this.box = box
+    this.log = log
+  }
+
+  async loadOptions (): Promise<void> {
+    this.options = new OptionValues(await findAllOptions(this.db))
+    this.pricing = pricingTables(this.options)
+  }
+
+  async loadRouting (): Promise<void> {
+    const [channelRows, abilityRows] = await Promise.all([
+      this.db.selectFrom('channels').selectAll().execute(),
+      this.db.selectFrom('abilities').innerJoin('channels', 'channels.id', 'abilities.channel_id')
+        .select(['abilities.group', 'abilities.model', 'abilities.channel_id', 'abilities.priority', 'abilities.weight'])
+        .where('abilities.enabled', '=', true).where('channels.status', '=', 1)
+        .execute()
+    ])
+    const channels = new Map<number, RelayChannel>()
+    for (const c of channelRows) {
+      let key: string
+      try {
+        key = this.box.open(c.key)
+      } catch {
+        this.log.error({ channel: c.id }, 'channel key cannot be decrypted with CRYPTO_SECRET; channel skipped')
+        continue
+      }
+      channels.set(c.id, {
+        id: c.id,
+        type: c.type,
+        name: c.name,
+        keys: key.split('\n').map((k) => k.trim()).filter((k) => k !== ''),
+        baseUrl: c.base_url.replace(/\/+$/, ''),
+        other: c.other,
+        organization: c.openai_organization,
+        setting: jsonRecord(c.setting),
+        modelMapping: stringRecord(c.model_mapping),
+        statusCodeMapping: stringRecord(c.status_code_mapping),
+        autoBan: c.auto_ban === 1,
+        status: c.status
+      })
+    }
+    const byKey = new Map<string, Map<number, Candidate[]>>()
+    const models = new Map<string, Set<string>>()
+    for (const a of abilityRows) {
+      if (!channels.has(a.channel_id)) continue
+      const k = `${a.group}\u0000${a.model}`
+      let tiers = byKey.get(k)
+      if (tiers === undefined) byKey.set(k, tiers = new Map())
+      let tier = tiers.get(a.priority)
+      if (tier === undefined) tiers.set(a.priority, tier = [])
+      tier.push({ channelId: a.channel_id, weight: a.weight })
+      let set = models.get(a.group)
+      if (set === undefined) models.set(a.group, set = new Set())
+      set.add(a.model)
+    }
+    const routes = new Map<string, Tiers>()
+    for (const [k, tiers] of byKey) routes.set(k, [...tiers.entries()].sort((x, y) => y[0] - x[0]).map(([, c]) => c))
+    this.channels = channels
+    this.#routes = routes
+    this.#modelsByGroup = new Map([...models].map(([g, s]) => [g, [...s].sort()]))
+  }
+
+  async loadAll (): Promise<void> {
+    await Promise.all([this.loadOptions(), this.loadRouting()])
+  }
+
+  /**
+   * The next channel for group+model, skipping `tried`: the highest priority tier with an untried
+   * channel, weighted random inside it (a weight of 0 counts as 1 when the whole tier is 0).
+   */
+  pick (group: string, model: string, tried: ReadonlySet<number>, random: () => number = Math.random): RelayChannel | undefined {
+    const tiers = this.#routes.get(`${group}\u0000${model}`)
+    if (tiers === undefined) return undefined
+    for (const tier of tiers) {
+      const open = tier.filter((c) => !tried.has(c.channelId))
+      if (open.length === 0) continue
+      const total = open.reduce((s, c) => s + c.weight, 0)
+      const weights = total === 0 ? open.map(() => 1) : open.map((c) => c.weight)
+      let r = random() * weights.reduce((s, w) => s + w, 0)
+      for (let i = 0; i < open.length; i++) {
+        r -= weights[i]!
+        if (r < 0) return this.channels.get(open[i]!.channelId)
+      }
+      return this.channels.get(open[open.length - 1]!.channelId)
+    }
+    return undefined
+  }
+
+  /** True when at least one enabled channel serves group+model. */
+  serves (group: string, model: string): boolean {
+    return this.#routes.has(`${group}\u0000${model}`)
+  }
+
+  modelsOf (group: string): string[] {
+    return this.#modelsByGroup.get(group) ?? []
+  }
+
+  onChange (listener: (change: ConfigChange) => void): void {
+    this.#listeners.push(listener)
+  }
+
+  /** Subscribes to change announcements and reloads what changed. Returns a stop function. */
+  async follow (redis: Redis, keyPrefix: string, refreshMs: number): Promise<() => Promise<void>> {
+    const sub = redis.duplicate({ lazyConnect: true })
+    sub.on('error', (err: Error) => this.log.warn({ err }, 'config subscriber error'))
+    sub.on('message', (_channel: string, text: string) => {
+      let change: ConfigChange
+      try {
+        change = JSON.parse(text) as ConfigChange
+      } catch {
+        return
+      }
+      const reload = change.kind === 'options' ? this.loadOptions() : change.kind === 'channel' ? this.loadRouting() : undefined
+      reload?.catch((err: unknown) => this.log.error({ err }, 'reload after change failed'))
+      for (const l of this.#listeners) l(change)
+    })
+    await sub.connect()
+    await sub.subscribe(configChannel(keyPrefix))
+    const timer = setInterval(() => {
+      this.loadAll().catch((err: unknown) => this.log.error({ err }, 'periodic state refresh failed'))
+    }, refreshMs)
+    timer.unref()
+    return async () => {
+      clearInterval(timer)
+      sub.disconnect()
+    }
+  }
+}
+
+/** The channel as an adaptor sees it, with one of its keys. */
+export function channelConfig (c: RelayChannel, random: () => number = Math.random): ChannelConfig {
+  return {
+    id: c.id,
+    type: c.type,
+    key: c.keys[Math.floor(random() * c.keys.length)] ?? '',
+    baseUrl: c.baseUrl,
+    other: c.other,
+    organization: c.organization,
+    setting: c.setting
+  }
+}

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { loadGatewayConfig } from '@modelgate/config'
+import { USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
+import { type Database, type Kysely, migrateToLatest, createDb } from '@modelgate/db'
+import { fastifyOptions, SecretBox, tokenKeyHash } from '@modelgate/service'
+import { createServiceEnv, TEST_SECRETS } from '@modelgate/testing'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import gateway from '../src/app.js'
+
+export const box = new SecretBox(TEST_SECRETS.CRYPTO_SECRET)
+
+/** A gateway on a fresh database; seed with the helpers below, then `await reload(app)`. */
+export async function buildGateway (t: Test, env: Record<string, string> = {}): Promise<{ app: FastifyInstance, url: string, env: Record<string, string> }> {
+  const base = await createServiceEnv(t)
+  // Migrate first so seeding can happen before the gateway loads its state.
+  const db = createDb(base.DATABASE_URL!, { max: 2 })
+  await migrateToLatest(db)
+  await db.destroy()
+  const full = { ...base, CONTROL_PLANE_URL: 'http://127.0.0.1:1', UPSTREAM_TIMEOUT_MS: '2000', ...env }
+  const app = Fastify(fastifyOptions('gateway', 'silent', { trustRequestId: false }))
+  await app.register(gateway, { config: loadGatewayConfig(full) })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, env: full }
+}
+
+export async function reload (app: FastifyInstance): Promise<void> {
+  await app.relayState.loadAll()
+}
+
+export async function seedUser (db: Kysely<Database>, opts: { quota?: number, role?: number, group?: string, username?: string } = {}) {
+  return await db.insertInto('users').values({
+    username: opts.username ?? `u${randomBytes(3).toString('hex')}`,
+    quota: opts.quota ?? 10_000_000,
+    role: opts.role ?? 1,
+    group: opts.group ?? 'default',
+    access_token_hash: null,
+    aff_code: null,
+    deleted_at: null,
+    setting: {}
+  }).returningAll().executeTakeFirstOrThrow()
+}
+
+/** A token of `userId`; returns its row and the key a client sends. */
+export async function seedToken (db: Kysely<Database>, userId: number, opts: Partial<{
+  remain: number, unlimited: boolean, status: number, expired: number, modelLimits: string, allowIps: string, group: string, name: string
+}> = {}) {
+  const key = `sk-${randomBytes(24).toString('hex')}`
+  const row = await db.insertInto('tokens').values({
+    user_id: userId,
+    name: opts.name ?? 'test token',
+    key_hash: tokenKeyHash(key),
+    key_encrypted: box.seal(key),
+    remain_quota: opts.remain ?? 10_000_000,
+    unlimited_quota: opts.unlimited ?? false,
+    status: opts.status ?? 1,
+    expired_time: opts.expired ?? -1,
+    model_limits_enabled: opts.modelLimits !== undefined,
+    model_limits: opts.modelLimits ?? '',
+    allow_ips: opts.allowIps ?? '',
+    group: opts.group ?? '',
+    deleted_at: null
+  }).returningAll().executeTakeFirstOrThrow()
+  return { row, key }
+}
+
+/** A channel with its abilities (one per group x model). */
+export async function seedChannel (db: Kysely<Database>, opts: {
+  baseUrl: string, models: string[], groups?: string[], type?: number, priority?: number, weight?: number, key?: string,
+  autoBan?: boolean, modelMapping?: Record<string, string>, statusCodeMapping?: Record<string, string>, name?: string
+}) {
+  const groups = opts.groups ?? ['default']
+  const ch = await db.insertInto('channels').values({
+    type: opts.type ?? 1,
+    name: opts.name ?? 'upstream',
+    key: box.seal(opts.key ?? 'sk-upstream-secret'),
+    base_url: opts.baseUrl,
+    models: opts.models.join(','),
+    group: groups.join(','),
+    priority: opts.priority ?? 0,
+    weight: opts.weight ?? 0,
+    auto_ban: opts.autoBan === false ? 0 : 1,
+    model_mapping: opts.modelMapping === undefined ? '' : JSON.stringify(opts.modelMapping),
+    status_code_mapping: opts.statusCodeMapping === undefined ? '' : JSON.stringify(opts.statusCodeMapping),
+    openai_organization: null,
+    tag: null,
+    other_info: {}
+  }).returningAll().executeTakeFirstOrThrow()
+  await db.insertInto('abilities').values(groups.flatMap((group) => opts.models.map((model) => ({
+    group, model, channel_id: ch.id, priority: opts.priority ?? 0, weight: opts.weight ?? 0, tag: null
+  })))).execute()
+  return ch
+}
+
+/** Every usage event the gateway queued, in order. */
+export async function usageEvents (app: FastifyInstance): Promise<UsageEvent[]> {
+  const jobs = await app.usagePublisher.queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])
+  return jobs.map((j) => j.data as UsageEvent).sort((a, b) => a.use_time_ms - b.use_time_ms)
+}
+
+export { USAGE_QUEUE }
+
+/** How one fake upstream behaves; tests change it between requests. */
+export interface UpstreamBehaviour {
+  /** Answer every request with this status and an OpenAI error body. */
+  failWith?: { status: number, body?: unknown }
+  /** Wait this long before answering. */
+  delayMs?: number
+  /** Stream this many content chunks, `chunkDelayMs` apart. */
+  chunks?: number
+  chunkDelayMs?: number
+  /** Send no usage chunk at the end of a stream. */
+  noUsage?: boolean
+  /** Cut the stream after this many chunks, without [DONE]. */
+  dieAfter?: number
+}
+
+export interface FakeOpenAI {
+  url: string
+  behaviour: UpstreamBehaviour
+  requests: Array<{ path: string, headers: IncomingMessage['headers'], body: Buffer }>
+  /** Resolves when a streaming request's connection was closed by the gateway. */
+  closedEarly: Promise<void>
+}
+
+/** A real HTTP server speaking OpenAI's protocol (JSON, SSE stream with usage, errors, binary audio). */
+export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): Promise<FakeOpenAI> {
+  let markClosed: () => void = () => {}
+  const fake: FakeOpenAI = { url: '', behaviour, requests: [], closedEarly: new Promise<void>((resolve) => { markClosed = resolve }) }
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => { void answer(req, res, Buffer.concat(chunks)) })
+  })
+  const answer = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const path = (req.url ?? '').split('?')[0] ?? ''
+    fake.requests.push({ path, headers: req.headers, body })
+    const b = fake.behaviour
+    if (b.delayMs !== undefined) await new Promise((r) => setTimeout(r, b.delayMs))
+    if (res.destroyed) return
+    if (b.failWith !== undefined) {
+      res.writeHead(b.failWith.status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(b.failWith.body ?? { error: { message: `upstream says ${b.failWith.status}`, type: 'server_error', code: null } }))
+      return
+    }
+    const json = (() => { try { return JSON.parse(body.toString()) as Record<string, unknown> } catch { return {} } })()
+    const model = typeof json['model'] === 'string' ? json['model'] : 'whisper-1'
+    if (path === '/v1/chat/completions' && json['stream'] === true) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const n = b.chunks ?? 3
+      res.on('close', () => { if (!res.writableFinished) markClosed() })
+      for (let i = 0; i < n; i++) {
+        if (b.dieAfter !== undefined && i >= b.dieAfter) { res.destroy(); return }
+        if (res.destroyed) { markClosed(); return }
+        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content: `word${i} ` }, finish_reason: null }] })}\n\n`)
+        if (b.chunkDelayMs !== undefined) await new Promise((r) => setTimeout(r, b.chunkDelayMs))
+      }
+      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`)
+      const includeUsage = (json['stream_options'] as Record<string, unknown> | undefined)?.['include_usage'] === true
+      if (includeUsage && b.noUsage !== true) {
+        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: { prompt_tokens: 11, completion_tokens: n * 2, total_tokens: 11 + n * 2 } })}\n\n`)
+      }
+      res.end('data: [DONE]\n\n')
+      return
+    }
+    const send = (obj: unknown) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)) }
+    switch (path) {
+      case '/v1/chat/completions':
+        send({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there!' }, finish_reason: 'stop' }], ...(b.noUsage === true ? {} : { usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }) })
+        return
+      case '/v1/embeddings': {
+        const vector = [0.1, 0.2, 0.3]
+        const embedding = json['encoding_format'] === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector
+        send({ object: 'list', model, data: [{ object: 'embedding', index: 0, embedding }], usage: { prompt_tokens: 5, total_tokens: 5 } })
+      }
+        return
+      case '/v1/images/generations':
+        send({ created: 1, data: [{ url: 'https://images.example/1.png' }] })
+        return
+      case '/v1/audio/speech':
+        res.writeHead(200, { 'content-type': 'audio/mpeg' })
+        res.end(Buffer.from([0x49, 0x44, 0x33, 0x04, 0x00, 0xff]))
+        return
+      case '/v1/audio/transcriptions':
+        send({ text: 'transcribed words here' })
+        return
+      case '/v1/moderations':
+        send({ id: 'm1', model, results: [{ flagged: false, categories: {}, category_scores: {} }] })
+        return
+      case '/v1/responses':
+        send({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model, output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi from responses', annotations: [] }] }], usage: { input_tokens: 9, output_tokens: 5, total_tokens: 14 } })
+        return
+      default:
+        res.writeHead(404, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message: `no route ${path}`, type: 'invalid_request_error', code: 'unknown_url' } }))
+    }
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return fake
+}
