@@ -60,7 +60,7 @@ t.test('schema holds every entity with 64-bit quota columns', async (t) => {
     select table_name as t from information_schema.tables
     where table_schema = 'public' and table_name not like 'logs\\_%' and table_name not like 'kysely%' order by 1`.execute(db)
   t.same(tables.rows.map((r) => r.t), [
-    'abilities', 'channels', 'logs', 'midjourneys', 'options', 'quota_data', 'redemptions', 'tasks', 'tokens', 'top_ups', 'users'
+    'abilities', 'channels', 'logs', 'midjourneys', 'options', 'quota_data', 'redemptions', 'settlements', 'tasks', 'tokens', 'top_ups', 'users'
   ])
   const quotaCols = await sql<{ c: string, d: string }>`
     select table_name || '.' || column_name as c, data_type as d from information_schema.columns

@@ -17,6 +17,7 @@ async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOpt
     extraChecks: {
       workers: async () => {
         if (!app.maintenance.worker.isRunning()) throw new Error('maintenance worker is not running')
+        if (!app.settlement.worker.isRunning()) throw new Error('settlement worker is not running')
       }
     }
   })

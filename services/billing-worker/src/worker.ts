@@ -2,13 +2,19 @@ import { bullConnection } from '@modelgate/service'
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { OptionValues } from '@modelgate/contracts'
+import { findAllOptions } from '@modelgate/db'
+import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
+import { settleUsageJob } from './jobs/settle-usage/definition.js'
+import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     maintenance: { queue: Queue, worker: Worker }
+    settlement: { worker: Worker }
   }
 }
 
@@ -37,10 +43,23 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   worker.on('completed', (job, result) => app.log.info({ job: job.name, result }, 'maintenance job done'))
   worker.on('error', (err) => app.log.warn({ err }, 'maintenance worker error'))
 
+  let cachedOptions: { values: OptionValues, at: number } | undefined
+  const options = async () => {
+    if (cachedOptions === undefined || Date.now() - cachedOptions.at > 5_000) cachedOptions = { values: new OptionValues(await findAllOptions(app.db)), at: Date.now() }
+    return cachedOptions.values
+  }
+  const quota = new QuotaStore(app.redis)
+  const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options }),
+    { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency })
+  settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
+  settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
+
   app.addHook('onReady', async () => { await schedulePeriodicJobs(queue) })
   app.addHook('onClose', async () => {
-    await worker.close()
+    // close() waits for the jobs in hand to finish before returning.
+    await Promise.all([worker.close(), settler.close()])
     await queue.close()
   })
   app.decorate('maintenance', { queue, worker })
-}, { name: 'maintenance-worker', dependencies: ['db'] })
+  app.decorate('settlement', { worker: settler })
+}, { name: 'maintenance-worker', dependencies: ['db', 'redis'] })

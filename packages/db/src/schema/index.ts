@@ -5,6 +5,7 @@ import type { MidjourneysTable } from './midjourneys.js'
 import type { OptionsTable } from './options.js'
 import type { QuotaDataTable } from './quota-data.js'
 import type { RedemptionsTable } from './redemptions.js'
+import type { SettlementsTable } from './settlements.js'
 import type { TasksTable } from './tasks.js'
 import type { TokensTable } from './tokens.js'
 import type { TopUpsTable } from './top-ups.js'
@@ -17,6 +18,7 @@ export type * from './midjourneys.js'
 export type * from './options.js'
 export type * from './quota-data.js'
 export type * from './redemptions.js'
+export type * from './settlements.js'
 export type * from './tasks.js'
 export type * from './tokens.js'
 export type * from './top-ups.js'
@@ -35,4 +37,5 @@ export interface Database {
   midjourneys: MidjourneysTable
   tasks: TasksTable
   quota_data: QuotaDataTable
+  settlements: SettlementsTable
 }

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import { loadBillingWorkerConfig } from '@modelgate/config'
+import { OptionValues, USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
+import { createDb, migrateToLatest, sql } from '@modelgate/db'
+import { QuotaStore } from '@modelgate/quota'
+import { bullConnection } from '@modelgate/service'
+import { createServiceEnv } from '@modelgate/testing'
+import { Queue } from 'bullmq'
+import Fastify from 'fastify'
+import { Redis } from 'ioredis'
+import t, { type Test } from 'tap'
+import billingWorker from '../src/app.js'
+import { run } from '../src/jobs/settle-usage/handler.js'
+
+async function setup (t: Test) {
+  const env = await createServiceEnv(t)
+  const db = createDb(env.DATABASE_URL!)
+  t.teardown(() => db.destroy())
+  await migrateToLatest(db)
+  const redis = new Redis(env.REDIS_URL!, { keyPrefix: env.REDIS_KEY_PREFIX })
+  t.teardown(() => { redis.disconnect() })
+  const quota = new QuotaStore(redis)
+  const user = await db.insertInto('users').values({ username: 'payer', quota: 1_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()
+  const token = await db.insertInto('tokens').values({ user_id: user.id, key_hash: randomUUID(), key_encrypted: 'x', remain_quota: 500_000, deleted_at: null }).returningAll().executeTakeFirstOrThrow()
+  const channel = await db.insertInto('channels').values({ key: 'k', openai_organization: null, tag: null, other_info: {} }).returningAll().executeTakeFirstOrThrow()
+  let logs = 'true'
+  const options = async () => new OptionValues(new Map([['LogConsumeEnabled', logs]]))
+  return { env, db, redis, quota, user, token, channel, deps: { db, quota, options }, setLogs: (v: boolean) => { logs = String(v) } }
+}
+
+function event (over: Partial<UsageEvent> & Pick<UsageEvent, 'user_id' | 'token_id' | 'channel_id'>): UsageEvent {
+  return {
+    request_id: randomUUID(), created_at: Math.floor(Date.now() / 1000), username: 'payer', token_name: 'tok', unlimited_token: false,
+    model_name: 'gpt-4o-mini', upstream_model: 'gpt-4o-mini', group: 'default', is_stream: false, ip: '127.0.0.1',
+    use_time_ms: 1200, first_response_ms: 300, prompt_tokens: 100, completion_tokens: 50, cached_tokens: 0,
+    reserved: 1000, quota: 400, outcome: 'success', usage_source: 'upstream', price: { model_ratio: 1, completion_ratio: 2, group_ratio: 2, model_price: -1 },
+    retried_channels: [], ...over
+  }
+}
+
+t.test('an event settles once, however often it is delivered', async (t) => {
+  const s = await setup(t)
+  await s.quota.reserve({ requestId: 'req-1', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, loadUser: async () => s.user.quota, loadToken: async () => s.token.remain_quota })
+  const e = event({ request_id: 'req-1', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, reserved: 1000, quota: 400 })
+  t.same(await run({ id: e.request_id, data: e }, s.deps), { settled: true, delta: 600 })
+  t.same(await run({ id: e.request_id, data: e }, s.deps), { settled: false, delta: undefined }, 'the second delivery changes nothing')
+  const user = await s.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', s.user.id).executeTakeFirstOrThrow()
+  t.same(user, { quota: 999_600, used_quota: 400, request_count: 1 })
+  const token = await s.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', s.token.id).executeTakeFirstOrThrow()
+  t.same(token, { remain_quota: 499_600, used_quota: 400 })
+  t.equal((await s.db.selectFrom('channels').select('used_quota').where('id', '=', s.channel.id).executeTakeFirstOrThrow()).used_quota, 400)
+  const logs = await s.db.selectFrom('logs').selectAll().execute()
+  t.equal(logs.length, 1)
+  t.match(logs[0], { type: 2, quota: 400, prompt_tokens: 100, completion_tokens: 50, use_time: 1, request_id: 'req-1', model_name: 'gpt-4o-mini', channel_id: s.channel.id })
+  t.match(logs[0]!.other, { model_ratio: 1, completion_ratio: 2, group_ratio: 2, frt: 300, admin_info: { use_channel: [s.channel.id] } })
+  const bucket = await s.db.selectFrom('quota_data').selectAll().execute()
+  t.match(bucket, [{ user_id: s.user.id, model_name: 'gpt-4o-mini', count: 1, quota: 400, token_used: 150 }])
+  t.equal(bucket[0]!.created_at % 3600, 0)
+  t.equal(await s.quota.balance('user', s.user.id), user.quota, 'Redis matches Postgres after settlement')
+  t.equal(await s.quota.balance('token', s.token.id), token.remain_quota)
+})
+
+t.test('a failed request bills nothing and an error log explains it; logs can be switched off', async (t) => {
+  const s = await setup(t)
+  await run({ id: '1', data: event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, outcome: 'failed', quota: 0, prompt_tokens: 0, completion_tokens: 0, error: { status: 502, message: 'all upstreams failed' } }) }, s.deps)
+  const log = await s.db.selectFrom('logs').select(['type', 'content', 'quota']).executeTakeFirstOrThrow()
+  t.same(log, { type: 5, content: 'all upstreams failed', quota: 0 })
+  t.equal((await s.db.selectFrom('users').select('request_count').where('id', '=', s.user.id).executeTakeFirstOrThrow()).request_count, 0)
+  s.setLogs(false)
+  await run({ id: '2', data: event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 250 }) }, s.deps)
+  t.equal((await s.db.selectFrom('logs').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n, 1, 'no consume log while LogConsumeEnabled is off')
+  t.equal((await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota, 1_000_000 - 250, 'but the balance still settles')
+})
+
+t.test('a malformed event fails for good instead of retrying', async (t) => {
+  const s = await setup(t)
+  await t.rejects(run({ id: 'x', data: { request_id: 'x', quota: -5 } }, s.deps), { name: 'UnrecoverableError', message: /malformed usage event/ })
+})
+
+t.test('after thousands of random events, balances equal the sums of the logs', async (t) => {
+  const s = await setup(t)
+  const users = [s.user, ...await Promise.all([1, 2, 3].map((i) => s.db.insertInto('users').values({ username: `p${i}`, quota: 5_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()))]
+  let seed = 7
+  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n }
+  const events = Array.from({ length: 3000 }, () => {
+    const u = users[rand(users.length)]!
+    return event({ user_id: u.id, token_id: 0, channel_id: s.channel.id, quota: rand(5000), outcome: rand(10) === 0 ? 'aborted' : 'success', model_name: ['a', 'b', 'c'][rand(3)]! })
+  })
+  // Delivered with duplicates and out of order, 16 at a time.
+  const deliveries = [...events, ...events.filter((_, i) => i % 7 === 0)].sort(() => rand(3) - 1)
+  for (let i = 0; i < deliveries.length; i += 16) {
+    await Promise.all(deliveries.slice(i, i + 16).map((e) => run({ id: e.request_id, data: e }, s.deps)))
+  }
+  for (const u of users) {
+    const row = await s.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', u.id).executeTakeFirstOrThrow()
+    const sum = await s.db.selectFrom('logs').select(sql<number>`coalesce(sum(quota), 0)::bigint`.as('s')).where('user_id', '=', u.id).executeTakeFirstOrThrow()
+    const expected = events.filter((e) => e.user_id === u.id).reduce((a, e) => a + e.quota, 0)
+    t.equal(Number(sum.s), expected, `logs of user ${u.id} sum to the events`)
+    t.equal(row.used_quota, expected)
+    t.equal(row.quota, u.quota - expected, 'balance = initial - sum of logs')
+  }
+  const buckets = await s.db.selectFrom('quota_data').select(sql<number>`sum(quota)::bigint`.as('s')).executeTakeFirstOrThrow()
+  t.equal(Number(buckets.s), events.reduce((a, e) => a + e.quota, 0), 'the dashboard buckets hold the same total')
+})
+
+t.test('the running worker settles what the gateway queued', async (t) => {
+  const s = await setup(t)
+  const app = Fastify()
+  await app.register(billingWorker, { config: loadBillingWorkerConfig(s.env) })
+  await app.ready()
+  t.teardown(() => app.close())
+  const queue = new Queue(USAGE_QUEUE, { connection: bullConnection(s.env.REDIS_URL!), prefix: `${s.env.REDIS_KEY_PREFIX}bull` })
+  t.teardown(() => queue.close())
+  const events = Array.from({ length: 20 }, () => event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 100 }))
+  for (const e of events) await queue.add('settle', e, { jobId: e.request_id })
+  await queue.add('settle', events[0]!, { jobId: events[0]!.request_id })
+  const deadline = Date.now() + 10_000
+  let quota = 0
+  while (Date.now() < deadline) {
+    quota = (await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota
+    if (quota === 1_000_000 - 2000) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  t.equal(quota, 1_000_000 - 2000, 'twenty events settled once each')
+  await queue.add('settle', { broken: true }, { jobId: 'poison' })
+  let failed: string | undefined
+  while (Date.now() < deadline + 5000 && failed === undefined) {
+    failed = (await queue.getJob('poison'))?.failedReason
+    if (failed === undefined) await new Promise((r) => setTimeout(r, 50))
+  }
+  t.match(failed, /malformed usage event/, 'a poison event lands in the failed set with its reason')
+})
