@@ -172,7 +172,7 @@ interface CallPlan {
   outcome: Outcome
 }
 
-/** The upstream's own OpenAI error object, passed to an OpenAI client unchanged. */
+/** The upstream's own OpenAI error object (type, param, code); its message is replaced by the cleaned one. */
 function upstreamErrorObject (text: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(text)
@@ -234,12 +234,13 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           if (failure.action === 'client') {
             outcome.error = { status: res.status, message: failure.message }
             await reply.code(mappedStatus(channel, res.status)).header('content-type', 'application/json; charset=utf-8')
-              .send({ error: upstreamErrorObject(text) ?? { message: failure.message, type: 'invalid_request_error', param: null, code: failure.code ?? null } })
+              .send({ error: { ...upstreamErrorObject(text) ?? { type: 'invalid_request_error', param: null, code: failure.code ?? null }, message: failure.message } })
             return
           }
           continue
         }
-        if (plan.stream) {
+        // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
+        if (plan.stream && /event-stream/i.test(res.contentType)) {
           const result = await pipeStream(adaptor.createStream(config, relayReq), res, reply, outcome, clientGone.signal)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
