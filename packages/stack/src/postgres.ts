@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { arch, platform } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -51,9 +52,18 @@ async function ensureDatabase (adminUrl: string, name: string): Promise<string> 
   return u.toString()
 }
 
+/** True when nothing holds 127.0.0.1:port, listening or as the local end of a connection. */
+async function canBind (port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const srv = createServer()
+    srv.once('error', () => resolve(false))
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)))
+  })
+}
+
 async function firstFreePort (from: number): Promise<number> {
   for (let p = from; p < from + 50; p++) {
-    if (!await isListening('127.0.0.1', p)) return p
+    if (await canBind(p)) return p
   }
   throw new Error(`no free port in ${from}-${from + 49}; set LOCAL_POSTGRES_PORT or DATABASE_URL`)
 }
@@ -119,18 +129,28 @@ export async function startEmbedded (dir: string, requestedPort: number, log: (l
   const logFile = join(dir, 'server.log')
   const status = await execFileAsync(bins.pg_ctl, ['status', '-D', dir], pgOpts).then(() => 'running', () => 'stopped')
   if (status === 'stopped') {
-    if (await isListening('127.0.0.1', port)) {
-      // Another server took our port since the cluster was created: move to a free one.
-      const free = await firstFreePort(requestedPort === port ? port + 1 : requestedPort)
-      log(`port ${port} is taken by another program; using ${free}`)
-      port = free
-      await writeFile(portFile, String(port))
+    for (let attempt = 1; ; attempt++) {
+      if (!await canBind(port)) {
+        // Another program took our port since the cluster was created: move to a free one.
+        const free = await firstFreePort(requestedPort === port ? port + 1 : requestedPort)
+        log(`port ${port} is taken by another program; using ${free}`)
+        port = free
+        await writeFile(portFile, String(port))
+      }
+      log(`starting Postgres on 127.0.0.1:${port} (data in ${dir})`)
+      try {
+        await execFileAsync(bins.pg_ctl, [
+          'start', '-D', dir, '-w', '-t', '60', '-l', logFile,
+          '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`
+        ], pgOpts)
+        break
+      } catch (err) {
+        const tail = (await readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join('\n')
+        // The port can be taken between the check and Postgres binding it; try another.
+        if (attempt < 3 && /could not bind|address already in use/i.test(tail)) continue
+        throw new Error(`Postgres did not start (see ${logFile}):\n${tail}`, { cause: err })
+      }
     }
-    log(`starting Postgres on 127.0.0.1:${port} (data in ${dir})`)
-    await execFileAsync(bins.pg_ctl, [
-      'start', '-D', dir, '-w', '-t', '60', '-l', logFile,
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`
-    ], pgOpts)
   } else {
     log('reusing the Postgres server already running from data/')
   }

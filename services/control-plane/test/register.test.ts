@@ -401,13 +401,13 @@ t.test('a reset link is refused once expired, and the mail follows the request l
   const app = await buildWithMail(t, { SystemName: 'Acme AI' })
   const email = 'reset-expire@example.com'
   await createAccount(app, { username: 'expire', password: 'password123', email })
-  const res = await app.inject({ url: `/api/reset_password?email=${email}`, headers: { host: 'console.local:3001' } })
+  const res = await app.inject({ url: `/api/reset_password?email=${email}`, headers: { host: 'localhost:3001' } })
   t.same(res.json(), { success: true, message: '重置邮件发送成功，请检查邮箱', data: null })
   const mail = smtp.lastTo(email)!
   t.equal(mail.subject, 'Acme AI 密码重置')
   t.match(mail.text, '15 分钟内有效')
   const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0])
-  t.equal(`${link.origin}${link.pathname}`, 'http://console.local:3001/user/reset', 'without ServerAddress the request origin is used')
+  t.equal(`${link.origin}${link.pathname}`, 'http://localhost:3001/user/reset', 'without ServerAddress, on this machine, the request origin is used')
 
   // The 15 minutes pass.
   await app.redis.pexpire(verifyKey('reset', email), 1)
@@ -488,4 +488,12 @@ t.test('every new route declares its access level', async (t) => {
   t.equal(level('GET', '/api/verification'), 'public')
   t.equal(level('GET', '/api/reset_password'), 'public')
   t.equal(level('GET', '/api/oauth/email/bind'), 'user')
+})
+
+t.test('a reset link is never built from a forged Host header', async (t) => {
+  const app = await build(t)
+  const { row } = await userSession(app, 'hosted')
+  await app.db.updateTable('users').set({ email: 'hosted@example.com' }).where('id', '=', row.id).execute()
+  const res = await app.inject({ url: '/api/reset_password?email=hosted@example.com', headers: { host: 'evil.example', 'accept-language': 'en' } })
+  t.same(res.json(), { success: false, message: 'Password reset needs the server address; ask the administrator to set it in the system settings' })
 })

@@ -52,5 +52,6 @@ export const AM = defineMessages({
   resetMailHtml: {
     en: '<p>Hello,</p><p>you asked to reset your {system} password. <a href="{link}">Click here</a> to set a new one, or open this address:</p><p>{link}</p><p>The link is valid for {minutes} minutes and works once. If you did not ask for it, ignore this mail.</p>',
     zh: '<p>您好，</p><p>您正在进行 {system} 密码重置。<a href="{link}">点击此处</a>进行重置，或打开以下链接：</p><p>{link}</p><p>链接 {minutes} 分钟内有效，且只能使用一次。如果不是本人操作，请忽略。</p>'
-  }
+  },
+  serverAddressRequired: { en: 'Password reset needs the server address; ask the administrator to set it in the system settings', zh: '重置密码需要服务器地址，请联系管理员在系统设置中填写' }
 })

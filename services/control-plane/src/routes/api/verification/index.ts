@@ -40,9 +40,11 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     // gateways, this answer tells whether an address has an account (Turnstile and the rate limit
     // slow down enumeration).
     if (await findLiveUserBy(app.db, 'email', email) === undefined) throw fail(AM.emailNotRegistered)
-    // Set ServerAddress in production: without it the link follows the request's Host header,
-    // which the caller chooses.
+    // The link's host comes from ServerAddress. Without it, the request's Host header (which the
+    // caller chooses) is trusted only on this machine; anywhere else a forged Host would send
+    // the victim's reset token to the attacker.
     const serverAddress = (await app.loadOptions()).str('ServerAddress').trim().replace(/\/+$/, '')
+    if (serverAddress === '' && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(req.host)) throw fail(AM.serverAddressRequired)
     await sendResetLink(app, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
     return ok(null, req.t(AM.resetMailSent))
   })
