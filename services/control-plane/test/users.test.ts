@@ -149,3 +149,17 @@ t.test('self service: profile, deletion, invite code, affiliate transfer, models
   const gone = await app.db.selectFrom('users').select('deleted_at').where('id', '=', u.user.id).executeTakeFirstOrThrow()
   t.ok(gone.deleted_at !== null, 'soft deleted')
 })
+
+t.test('quota changes made in the console reach the balance the gateways spend from', async (t) => {
+  const app = await build(t)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const u = await userSession(app, 'spender')
+  await app.quota.setBalance('user', u.user.id, 0)
+  await app.inject({ method: 'PUT', url: '/api/user/', headers: root.headers, payload: { id: u.user.id, quota: 5000 } })
+  t.equal(await app.quota.balance('user', u.user.id), 5000)
+  await app.inject({ method: 'PUT', url: '/api/user/', headers: root.headers, payload: { id: u.user.id, quota_delta: -1000 } })
+  t.equal(await app.quota.balance('user', u.user.id), 4000)
+  await app.db.updateTable('users').set({ aff_quota: 600_000 }).where('id', '=', u.user.id).execute()
+  await app.inject({ method: 'POST', url: '/api/user/aff_transfer', headers: u.headers, payload: { quota: 500_000 } })
+  t.equal(await app.quota.balance('user', u.user.id), 504_000, 'an affiliate transfer too')
+})

@@ -2,9 +2,12 @@ import { type ConfigChange, configChannel, tokenCacheKey } from '@modelgate/cont
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
+import { QuotaStore } from '@modelgate/quota'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** Cached balances the gateways spend from; Postgres-side balance changes must be applied here too. */
+    quota: QuotaStore
     /** Announces a configuration change to every gateway and control-plane replica. */
     publishChange: (change: ConfigChange) => Promise<void>
     /** Calls `listener` for every change announced by any replica (this one included). */
@@ -40,5 +43,6 @@ export default fp(async (app: FastifyInstance, opts: { keyPrefix: string }) => {
     if (hashes.length > 0) await app.redis.del(...hashes.map(tokenCacheKey))
     await app.redis.publish(channel, JSON.stringify(change))
   })
+  app.decorate('quota', new QuotaStore(app.redis))
   app.decorate('onChange', (listener: (change: ConfigChange) => void) => { listeners.push(listener) })
 }, { name: 'config-events', dependencies: ['db', 'redis'] })

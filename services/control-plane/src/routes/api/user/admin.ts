@@ -107,13 +107,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       patch.session_version = before.session_version + 1
     }
     if (body.quota !== undefined && body.quota < 0) throw fail(M.quotaNegative)
+    // An absolute quota is applied as a difference from the value read, in one statement.
+    const delta = (body.quota !== undefined ? body.quota - before.quota : 0) + (body.quota_delta ?? 0)
     let after: User
     try {
       after = await app.db.transaction().execute(async (trx) => {
         let user = Object.keys(patch).length > 0 ? await updateUser(trx, before.id, patch) : before
         if (user === undefined) throw fail(M.userNotFound)
-        // An absolute quota is applied as a difference from the value read, in one statement.
-        const delta = (body.quota !== undefined ? body.quota - before.quota : 0) + (body.quota_delta ?? 0)
         if (delta !== 0) {
           user = await addUserQuota(trx, before.id, delta)
           if (user === undefined) throw fail(M.quotaNegative)
@@ -131,6 +131,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (isUniqueViolation(err, 'users_username_live')) throw fail(M.usernameTaken)
       throw err
     }
+    // The gateways spend from the cached balance: move it by the same amount as Postgres.
+    await app.quota.adjust('user', before.id, delta)
     await app.publishChange({ kind: 'user', id: before.id })
     return ok(publicUser(after), req.t(M.userUpdated))
   })

@@ -60,6 +60,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (req.body.quota < min) throw fail(M.affTransferTooSmall, { min })
     const updated = await transferAffQuota(app.db, req.auth!.user.id, req.body.quota)
     if (updated === undefined) throw fail(M.affQuotaShort)
+    await app.quota.adjust('user', updated.id, req.body.quota)
     await app.publishChange({ kind: 'user', id: updated.id })
     return ok({ quota: updated.quota, aff_quota: updated.aff_quota })
   })
