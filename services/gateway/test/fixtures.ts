@@ -166,6 +166,17 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
       res.end('data: [DONE]\n\n')
       return
     }
+    if (path === '/v1/responses' && json['stream'] === true) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+      const response = { id: 'resp_2', object: 'response', created_at: 1, status: 'in_progress', model, output: [] }
+      ev('response.created', { sequence_number: 0, response })
+      ev('response.output_text.delta', { sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi ' })
+      ev('response.output_text.delta', { sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'there' })
+      ev('response.completed', { sequence_number: 3, response: { ...response, status: 'completed', usage: { input_tokens: 7, output_tokens: 2, total_tokens: 9, input_tokens_details: { cached_tokens: 3 } } } })
+      res.end()
+      return
+    }
     const send = (obj: unknown) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)) }
     switch (path) {
       case '/v1/chat/completions':

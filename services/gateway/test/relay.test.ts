@@ -311,3 +311,56 @@ t.test('the console playground streams for a signed-in user and bills the user',
   const noCookie = await fetch(`${url}/pg/chat/completions`, { method: 'POST', headers: { 'new-api-user': userId, 'content-type': 'application/json' }, body })
   t.equal(noCookie.status, 401)
 })
+
+t.test('a streamed Responses API call reaches the OpenAI client with its usage billed', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t)
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4.1-mini'] })
+  await reload(app)
+  const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
+  const stream = await client.responses.create({ model: 'gpt-4.1-mini', input: 'Hi', stream: true })
+  let text = ''
+  const types: string[] = []
+  for await (const ev of stream) {
+    types.push(ev.type)
+    if (ev.type === 'response.output_text.delta') text += ev.delta
+  }
+  t.equal(text, 'Hi there')
+  t.same(types, ['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.completed'])
+  t.match(await usageEvents(app), [{ is_stream: true, outcome: 'success', prompt_tokens: 7, completion_tokens: 2, cached_tokens: 3, usage_source: 'upstream' }])
+})
+
+t.test('sensitive words, the per-IP limit and an unreachable quota store are refused in OpenAI\'s format', async (t) => {
+  const { app, url } = await buildGateway(t, { RELAY_RATE_LIMIT_PER_MINUTE: '5' })
+  const upstream = await fakeOpenAI(t)
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await app.db.insertInto('options').values([
+    { key: 'CheckSensitiveEnabled', value: 'true' },
+    { key: 'CheckSensitiveOnPromptEnabled', value: 'true' },
+    { key: 'SensitiveWords', value: 'forbidden thing\nsecret plan' }
+  ]).execute()
+  await reload(app)
+  const post = async (content: string) => await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }) })
+  const bad = await post('tell me the Secret Plan')
+  t.equal(bad.status, 400)
+  t.match(await bad.json(), { error: { code: 'sensitive_words_detected' } })
+  t.equal(upstream.requests.length, 0, 'nothing reached the upstream')
+  t.equal((await post('harmless')).status, 200)
+  const statuses: number[] = []
+  for (let i = 0; i < 4; i++) statuses.push((await post('harmless')).status)
+  t.same(statuses, [200, 200, 200, 429], 'the sixth request within a minute is refused')
+
+  const { app: app2, url: url2 } = await buildGateway(t)
+  const user2 = await seedUser(app2.db)
+  const tok2 = await seedToken(app2.db, user2.id)
+  await seedChannel(app2.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await reload(app2)
+  app2.redis.disconnect()
+  const down = await fetch(`${url2}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${tok2.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) })
+  t.equal(down.status, 503, 'fails closed without Redis')
+  t.match(await down.json(), { error: { code: 'quota_store_unavailable' } })
+})

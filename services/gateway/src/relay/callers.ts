@@ -50,12 +50,14 @@ export class CallerCache {
     const local = this.#local.get(hash)
     if (local !== undefined && Date.now() - local.at < LOCAL_TTL_MS) return local.record
     let record: CallerRecord | null
-    const cached = await this.#redis.get(tokenCacheKey(hash))
+    // The Redis layer only saves Postgres reads: when Redis is down, authentication still works
+    // (admission then fails closed at the reservation, which cannot do without Redis).
+    const cached = await this.#redis.get(tokenCacheKey(hash)).catch(() => null)
     if (cached !== null) {
       record = JSON.parse(cached) as CallerRecord | null
     } else {
       record = await this.#load(hash)
-      await this.#redis.set(tokenCacheKey(hash), JSON.stringify(record), 'EX', record === null ? 30 : REDIS_TTL_S)
+      await this.#redis.set(tokenCacheKey(hash), JSON.stringify(record), 'EX', record === null ? 30 : REDIS_TTL_S).catch(() => {})
     }
     this.#local.set(hash, { record, at: Date.now() })
     return record
