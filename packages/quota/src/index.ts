@@ -83,6 +83,11 @@ interface Scripts {
 export class QuotaStore {
   readonly #redis: Redis & Scripts
 
+  /** The client the store runs on (for counters that live beside the balances). */
+  get redis (): Redis {
+    return this.#redis
+  }
+
   constructor (redis: Redis) {
     redis.defineCommand('mgReserve', { numberOfKeys: 3, lua: RESERVE })
     redis.defineCommand('mgSettle', { numberOfKeys: 3, lua: SETTLE })

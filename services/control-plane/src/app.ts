@@ -16,6 +16,7 @@ import optionsPlugin from './plugins/app/options.js'
 import rootUserPlugin from './plugins/app/root-user.js'
 import sessionPlugin from './plugins/external/session.js'
 import groupRoutes from './routes/api/group/index.js'
+import modelsRoutes from './routes/api/models/index.js'
 import optionRoutes from './routes/api/option/index.js'
 import oauthRoutes from './routes/api/oauth/index.js'
 import statusRoutes from './routes/api/status/index.js'
@@ -87,6 +88,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(userAdminRoutes, { prefix: '/user' })
     await api.register(groupRoutes, { prefix: '/group' })
     await api.register(optionRoutes, { prefix: '/option' })
+    await api.register(modelsRoutes, { prefix: '/models' })
     await api.register(oauthRoutes, { prefix: '/oauth', githubOAuthUrl: config.GITHUB_OAUTH_URL, githubApiUrl: config.GITHUB_API_URL, linuxdoOAuthUrl: config.LINUXDO_OAUTH_URL })
     await api.register(userRegisterRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(verificationRoutes, { turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })

@@ -89,3 +89,13 @@ t.test('an option change reaches another replica within a second', async (t) => 
   }
   t.equal(name, 'Renamed', `seen on the other replica after ${Date.now() - started} ms`)
 })
+
+t.test('admins get the default models of every channel type', async (t) => {
+  const app = await build(t)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const models = (await app.inject({ url: '/api/models', headers: root.headers })).json().data
+  t.ok(models['1'].includes('gpt-4o-mini'), 'OpenAI')
+  t.ok(models['43'].includes('deepseek-chat'), 'DeepSeek')
+  const types = (await app.inject({ url: '/api/models/types', headers: root.headers })).json().data
+  t.equal(types['14'], 'Claude')
+})

@@ -364,3 +364,31 @@ t.test('sensitive words, the per-IP limit and an unreachable quota store are ref
   t.equal(down.status, 503, 'fails closed without Redis')
   t.match(await down.json(), { error: { code: 'quota_store_unavailable' } })
 })
+
+t.test('per-user model request limits hold across gateways', async (t) => {
+  const { app, url, env } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t)
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await app.db.insertInto('options').values([
+    { key: 'ModelRequestRateLimitEnabled', value: 'true' },
+    { key: 'ModelRequestRateLimitDurationMinutes', value: '1' },
+    { key: 'ModelRequestRateLimitSuccessCount', value: '2' }
+  ]).execute()
+  await reload(app)
+  const Fastify = (await import('fastify')).default
+  const { loadGatewayConfig } = await import('@modelgate/config')
+  const { default: gateway } = await import('../src/app.js')
+  const other = Fastify()
+  await other.register(gateway, { config: loadGatewayConfig(env) })
+  await other.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => other.close())
+  const otherUrl = `http://127.0.0.1:${(other.server.address() as { port: number }).port}`
+  const post = async (base: string) => await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) })
+  t.equal((await post(url)).status, 200)
+  t.equal((await post(otherUrl)).status, 200)
+  const third = await post(url)
+  t.equal(third.status, 429, 'the third answered request within the window is refused, whichever gateway takes it')
+  t.match(await third.json(), { error: { code: 'rate_limit_exceeded', message: 'You have reached the limit of 2 requests in 1 minutes; please wait' } })
+})

@@ -27,6 +27,7 @@ export const RM = {
   streamInterrupted: { en: 'The upstream stream ended unexpectedly', zh: '上游数据流意外中断' },
   sensitive: { en: 'The prompt contains sensitive words', zh: '提示词包含敏感词' },
   rateLimited: { en: 'Too many requests, please slow down', zh: '请求过于频繁，请稍后再试' },
+  userRateLimited: { en: 'You have reached the limit of {count} requests in {minutes} minutes; please wait', zh: '您已达到请求数限制：{minutes} 分钟内最多请求 {count} 次' },
   notLoggedIn: { en: 'Not logged in, or the login has expired', zh: '未登录或登录已过期' }
 } as const
 

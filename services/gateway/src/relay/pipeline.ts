@@ -95,6 +95,8 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   const price = priceOf(state.pricing, model, group)
   if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
 
+  const limit = await checkUserRateLimit(deps, caller.record.user.id)
+
   const stream = body?.['stream'] === true
   const promptTokens = body === undefined ? 0 : promptTokensOf(body)
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
@@ -157,8 +159,34 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
       ...(outcome.error === undefined ? {} : { error: outcome.error })
     }
+    if (outcome.answered && limit !== undefined) await deps.quota.redis.incr(limit.successKey).then(() => deps.quota.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
     await deps.usage.publish(event)
   }
+}
+
+/**
+ * Per-user model request limits (ModelRequestRateLimit* options): at most Count requests of any
+ * outcome (0 = no limit) and SuccessCount answered requests per window, counted in Redis so the
+ * limit holds across gateways.
+ */
+async function checkUserRateLimit (deps: RelayDeps, userId: number): Promise<{ successKey: string, windowS: number } | undefined> {
+  const o = deps.state.options
+  if (!o.bool('ModelRequestRateLimitEnabled')) return undefined
+  const minutes = Math.max(1, Math.trunc(o.num('ModelRequestRateLimitDurationMinutes')))
+  const windowS = minutes * 60
+  const window = Math.floor(Date.now() / 1000 / windowS)
+  const totalKey = `ratelimit:model:${userId}:${window}:all`
+  const successKey = `ratelimit:model:${userId}:${window}:ok`
+  const maxAll = Math.trunc(o.num('ModelRequestRateLimitCount'))
+  const maxOk = Math.trunc(o.num('ModelRequestRateLimitSuccessCount'))
+  const [all, okCount] = await Promise.all([
+    deps.quota.redis.incr(totalKey).then(async (n) => { if (n === 1) await deps.quota.redis.expire(totalKey, windowS); return n }),
+    deps.quota.redis.get(successKey).then((v) => Number(v ?? 0))
+  ]).catch(() => { throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown) })
+  if ((maxAll > 0 && all > maxAll) || okCount >= maxOk) {
+    throw new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.userRateLimited, { count: String(maxAll > 0 && all > maxAll ? maxAll : maxOk), minutes: String(minutes) })
+  }
+  return { successKey, windowS }
 }
 
 interface CallPlan {
