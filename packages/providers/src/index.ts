@@ -26,3 +26,5 @@ export {
   type UrlContext,
   type UrlTarget
 } from './openai-compatible/index.js'
+export { fetchModels, testChannel } from './probe.js'
+export type { ChannelTestResult } from './probe.js'
