@@ -29,8 +29,15 @@ if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
 if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
 redis.call('DECRBY', KEYS[1], amount)
 if not unlimited then redis.call('DECRBY', KEYS[2], amount) end
-redis.call('SET', KEYS[3], ARGV[1] .. '|' .. ARGV[2], 'EX', tonumber(ARGV[3]))
+redis.call('SET', KEYS[3], ARGV[1] .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. ARGV[5], 'EX', tonumber(ARGV[3]))
 return {'OK', ub - amount, tb - amount}
+`
+
+// Sets a balance only if it still holds the value the caller read (reconciliation must not
+// overwrite a reservation made meanwhile).
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
+return 0
 `
 
 // Gives back (reserved - actual), or takes the shortfall, exactly once per reservation.
@@ -39,7 +46,7 @@ local r = redis.call('GET', KEYS[1])
 if not r then return {'GONE', 0} end
 local sep = string.find(r, '|', 1, true)
 local reserved = tonumber(string.sub(r, 1, sep - 1))
-local unlimited = string.sub(r, sep + 1) == '1'
+local unlimited = string.sub(r, sep + 1, sep + 1) == '1'
 local delta = reserved - tonumber(ARGV[1])
 if delta ~= 0 then
   if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], delta) end
@@ -74,10 +81,14 @@ export interface ReserveRequest {
 }
 
 interface Scripts {
-  mgReserve: (k1: string, k2: string, k3: string, amount: number, unlimited: string, ttl: number) => Promise<[string, number, number]>
+  mgReserve: (k1: string, k2: string, k3: string, amount: number, unlimited: string, ttl: number, userId: number, tokenId: number) => Promise<[string, number, number]>
   mgSettle: (k1: string, k2: string, k3: string, actual: number) => Promise<[string, number]>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
+  mgCas: (k1: string, expected: string, value: string) => Promise<number>
 }
+
+/** An open reservation: what a request holds until it is settled. */
+export interface OpenReservation { requestId: string, amount: number, unlimited: boolean, userId: number, tokenId: number }
 
 /** Balances and reservations on one ioredis client (its keyPrefix applies). */
 export class QuotaStore {
@@ -92,6 +103,7 @@ export class QuotaStore {
     redis.defineCommand('mgReserve', { numberOfKeys: 3, lua: RESERVE })
     redis.defineCommand('mgSettle', { numberOfKeys: 3, lua: SETTLE })
     redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
+    redis.defineCommand('mgCas', { numberOfKeys: 1, lua: COMPARE_AND_SET })
     this.#redis = redis as Redis & Scripts
   }
 
@@ -99,7 +111,7 @@ export class QuotaStore {
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
     const keys = [balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId)] as const
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, ub, tb] = await this.#redis.mgReserve(...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds)
+      const [status, ub, tb] = await this.#redis.mgReserve(...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId)
       switch (status) {
         case 'OK': return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
@@ -142,6 +154,44 @@ export class QuotaStore {
   async balance (kind: 'user' | 'token', id: number): Promise<number | undefined> {
     const v = await this.#redis.get(balanceKey(kind, id))
     return v === null ? undefined : Number(v)
+  }
+
+  /** Sets `kind:id` to `value` only if it still holds `expected`; true when set. */
+  async compareAndSet (kind: 'user' | 'token', id: number, expected: number, value: number): Promise<boolean> {
+    return await this.#redis.mgCas(balanceKey(kind, id), String(expected), String(value)) === 1
+  }
+
+  /** Every cached balance of one kind (SCAN: does not block Redis). */
+  async cachedBalances (kind: 'user' | 'token'): Promise<Map<number, number>> {
+    const out = new Map<number, number>()
+    const prefix = this.#redis.options.keyPrefix ?? ''
+    for await (const keys of this.#redis.scanStream({ match: `${prefix}${balanceKey(kind, 0).slice(0, -1)}*`, count: 500 }) as AsyncIterable<string[]>) {
+      if (keys.length === 0) continue
+      const names = keys.map((k) => k.slice(prefix.length))
+      const values = await this.#redis.mget(...names)
+      names.forEach((name, i) => {
+        const v = values[i]
+        if (v != null) out.set(Number(name.slice(name.lastIndexOf(':') + 1)), Number(v))
+      })
+    }
+    return out
+  }
+
+  /** Every open reservation (SCAN). */
+  async openReservations (): Promise<OpenReservation[]> {
+    const out: OpenReservation[] = []
+    const prefix = this.#redis.options.keyPrefix ?? ''
+    for await (const keys of this.#redis.scanStream({ match: `${prefix}resv:*`, count: 500 }) as AsyncIterable<string[]>) {
+      if (keys.length === 0) continue
+      const names = keys.map((k) => k.slice(prefix.length))
+      const values = await this.#redis.mget(...names)
+      names.forEach((name, i) => {
+        const [amount, unlimited, userId, tokenId] = (values[i] ?? '').split('|')
+        if (amount === undefined || userId === undefined) return
+        out.push({ requestId: name.slice('resv:'.length), amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0) })
+      })
+    }
+    return out
   }
 
   /** Drops a cached balance so the next request loads it from Postgres. */

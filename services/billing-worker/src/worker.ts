@@ -6,6 +6,10 @@ import { OptionValues } from '@modelgate/contracts'
 import { findAllOptions } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
+import { pruneSettlementsJob } from './jobs/prune-settlements/definition.js'
+import { run as runPrune } from './jobs/prune-settlements/handler.js'
+import { reconcileBalancesJob } from './jobs/reconcile-balances/definition.js'
+import { run as runReconcile } from './jobs/reconcile-balances/handler.js'
 import { settleUsageJob } from './jobs/settle-usage/definition.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
@@ -30,11 +34,16 @@ export interface WorkerPluginOptions {
  */
 export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   const connection = bullConnection(opts.redisUrl)
+  const quota = new QuotaStore(app.redis)
   const queue = new Queue(logPartitionsJob.queue, { connection, prefix: opts.prefix })
   const worker = new Worker(logPartitionsJob.queue, async (job: Job) => {
     switch (job.name) {
       case logPartitionsJob.name:
         return await runLogPartitions(job, { db: app.db })
+      case reconcileBalancesJob.name:
+        return await runReconcile({ db: app.db, quota })
+      case pruneSettlementsJob.name:
+        return await runPrune({ db: app.db })
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }
@@ -48,7 +57,6 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
     if (cachedOptions === undefined || Date.now() - cachedOptions.at > 5_000) cachedOptions = { values: new OptionValues(await findAllOptions(app.db)), at: Date.now() }
     return cachedOptions.values
   }
-  const quota = new QuotaStore(app.redis)
   const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options }),
     { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency })
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))

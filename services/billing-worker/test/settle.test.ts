@@ -130,3 +130,41 @@ t.test('the running worker settles what the gateway queued', async (t) => {
   }
   t.match(failed, /malformed usage event/, 'a poison event lands in the failed set with its reason')
 })
+
+t.test('reconciliation repairs drifted balances but never touches an account with a request in flight', async (t) => {
+  const { run: reconcile } = await import('../src/jobs/reconcile-balances/handler.js')
+  const s = await setup(t)
+  const load = { loadUser: async () => s.user.quota, loadToken: async () => s.token.remain_quota }
+  // A reservation that expired before its settlement: Redis keeps the hold, Postgres bills the cost.
+  await s.quota.reserve({ requestId: 'late', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, ...load })
+  await s.redis.del('resv:late')
+  const e = event({ request_id: 'late', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 400 })
+  t.same(await run({ id: e.request_id, data: e }, s.deps), { settled: true, delta: undefined }, 'no reservation left to correct')
+  t.equal(await s.quota.balance('user', s.user.id), 999_000, 'Redis drifted')
+  const other = await s.db.insertInto('users').values({ username: 'busy', quota: 50_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()
+  await s.quota.setBalance('user', other.id, 1)
+  await s.quota.reserve({ requestId: 'inflight', userId: other.id, tokenId: 999, unlimited: true, amount: 1, ttlSeconds: 60, loadUser: async () => 1, loadToken: async () => 0 })
+  const gone = await s.db.insertInto('users').values({ username: 'gone', quota: 5, access_token_hash: null, aff_code: null, deleted_at: 1, setting: {} }).returningAll().executeTakeFirstOrThrow()
+  await s.quota.setBalance('user', gone.id, 5)
+
+  const result = await reconcile({ db: s.db, quota: s.quota })
+  t.equal(await s.quota.balance('user', s.user.id), 999_600, 'repaired to the Postgres balance')
+  t.equal(await s.quota.balance('token', s.token.id), 499_600)
+  t.equal(await s.quota.balance('user', other.id), 0, 'an account with a request in flight is left alone')
+  t.equal(await s.quota.balance('user', gone.id), undefined, 'a deleted user\'s cache is dropped')
+  t.match(result, { repaired: 2, busy: 1 })
+  t.match(await reconcile({ db: s.db, quota: s.quota }), { repaired: 0 }, 'a second run finds nothing to do')
+})
+
+t.test('after a Redis flush, balances come back from Postgres', async (t) => {
+  const s = await setup(t)
+  await s.quota.reserve({ requestId: 'a', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, loadUser: async () => s.user.quota, loadToken: async () => s.token.remain_quota })
+  await run({ id: 'a', data: event({ request_id: 'a', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 700 }) }, s.deps)
+  const keys = await s.redis.keys(`${s.env.REDIS_KEY_PREFIX}*`)
+  await s.redis.del(...keys.map((k) => k.slice(s.env.REDIS_KEY_PREFIX!.length)))
+  const pg = await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()
+  const r = await s.quota.reserve({ requestId: 'b', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 10, ttlSeconds: 60,
+    loadUser: async () => (await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota,
+    loadToken: async () => (await s.db.selectFrom('tokens').select('remain_quota').where('id', '=', s.token.id).executeTakeFirstOrThrow()).remain_quota })
+  t.match(r, { ok: true, userBalance: pg.quota - 10 }, 'the balance was rebuilt from Postgres; no money lost')
+})

@@ -1,14 +1,18 @@
 import type { Queue } from 'bullmq'
 import { logPartitionsJob } from '../jobs/log-partitions/definition.js'
+import { pruneSettlementsJob } from '../jobs/prune-settlements/definition.js'
+import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
 
 /**
  * Registers the repeating jobs. Job schedulers are keyed by id in Redis, so every worker replica
  * may call this at start without creating duplicates. An `every` scheduler also runs once at once.
  */
 export async function schedulePeriodicJobs (maintenance: Queue): Promise<void> {
-  await maintenance.upsertJobScheduler(
-    logPartitionsJob.name,
-    { every: logPartitionsJob.everyMs },
-    { name: logPartitionsJob.name, opts: { attempts: logPartitionsJob.attempts, backoff: logPartitionsJob.backoff, removeOnComplete: 100, removeOnFail: 500 } }
-  )
+  for (const job of [logPartitionsJob, reconcileBalancesJob, pruneSettlementsJob]) {
+    await maintenance.upsertJobScheduler(
+      job.name,
+      { every: job.everyMs },
+      { name: job.name, opts: { attempts: job.attempts, backoff: job.backoff, removeOnComplete: 100, removeOnFail: 500 } }
+    )
+  }
 }
