@@ -10,7 +10,7 @@ import { pruneSettlementsJob } from './jobs/prune-settlements/definition.js'
 import { run as runPrune } from './jobs/prune-settlements/handler.js'
 import { reconcileBalancesJob } from './jobs/reconcile-balances/definition.js'
 import { run as runReconcile } from './jobs/reconcile-balances/handler.js'
-import { settleUsageJob } from './jobs/settle-usage/definition.js'
+import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
@@ -58,7 +58,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
     return cachedOptions.values
   }
   const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options }),
-    { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency })
+    { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency, settings: { backoffStrategy: cappedBackoff } })
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 

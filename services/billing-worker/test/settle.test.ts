@@ -122,9 +122,23 @@ t.test('the running worker settles what the gateway queued', async (t) => {
     await new Promise((r) => setTimeout(r, 50))
   }
   t.equal(quota, 1_000_000 - 2000, 'twenty events settled once each')
+  // Postgres unable to settle for a while (here: its table is gone): the event waits and retries.
+  await sql`alter table settlements rename to settlements_away`.execute(s.db)
+  const late = event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 100 })
+  await queue.add('settle', late, { jobId: late.request_id, attempts: Number.MAX_SAFE_INTEGER, backoff: { type: 'capped' } })
+  await new Promise((r) => setTimeout(r, 1500))
+  t.ok((await queue.getJob(late.request_id))!.attemptsMade >= 1, 'it failed at least once')
+  await sql`alter table settlements_away rename to settlements`.execute(s.db)
+  const retryDeadline = Date.now() + 15_000
+  while (Date.now() < retryDeadline && quota !== 1_000_000 - 2100) {
+    quota = (await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  t.equal(quota, 1_000_000 - 2100, 'settled once Postgres could take it again')
+
   await queue.add('settle', { broken: true }, { jobId: 'poison' })
   let failed: string | undefined
-  while (Date.now() < deadline + 5000 && failed === undefined) {
+  while (Date.now() < retryDeadline + 5000 && failed === undefined) {
     failed = (await queue.getJob('poison'))?.failedReason
     if (failed === undefined) await new Promise((r) => setTimeout(r, 50))
   }

@@ -21,8 +21,10 @@ export class UsagePublisher {
       try {
         await this.queue.add('settle', event, {
           jobId: event.request_id,
-          attempts: 10,
-          backoff: { type: 'exponential', delay: 1000 },
+          // Transient failures (Postgres down) retry until they succeed, at most a minute apart;
+          // a malformed event fails at once (UnrecoverableError in the worker).
+          attempts: Number.MAX_SAFE_INTEGER,
+          backoff: { type: 'capped' },
           removeOnComplete: 10_000,
           removeOnFail: false
         })

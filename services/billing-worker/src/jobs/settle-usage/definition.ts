@@ -10,3 +10,12 @@ export const settleUsageJob = {
   /** Events settled in parallel by one worker. */
   concurrency: 16
 } as const
+
+/**
+ * The gateway's events use backoff type `capped`: 1 s doubling to at most 60 s, so an outage of
+ * Postgres of any length ends with every event settled, none given up.
+ */
+export function cappedBackoff (attemptsMade: number, type?: string): number {
+  if (type !== 'capped') return 0
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1))
+}
