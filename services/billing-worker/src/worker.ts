@@ -3,6 +3,7 @@ import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { OptionValues } from '@modelgate/contracts'
+import { sendMail, smtpSettingsFrom } from '@modelgate/mail'
 import { findAllOptions } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
@@ -14,6 +15,8 @@ import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -57,7 +60,22 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
     if (cachedOptions === undefined || Date.now() - cachedOptions.at > 5_000) cachedOptions = { values: new OptionValues(await findAllOptions(app.db)), at: Date.now() }
     return cachedOptions.values
   }
-  const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options }),
+  const remind = async (to: { email: string, username: string, quota: number }, o: OptionValues) => {
+    const perUnit = o.num('QuotaPerUnit') > 0 ? o.num('QuotaPerUnit') : 500_000
+    const system = o.str('SystemName')
+    const balance = o.bool('DisplayInCurrencyEnabled') ? `$${(to.quota / perUnit).toFixed(2)}` : `${to.quota}`
+    try {
+      await sendMail(smtpSettingsFrom(o), {
+        to: to.email,
+        subject: `${system}: your balance is low / 您的余额不足`,
+        text: `Hello ${to.username}, your ${system} balance is ${balance}. Top up to keep your requests running.\n\n${to.username}，您好：您在 ${system} 的余额为 ${balance}，请及时充值，以免请求中断。`,
+        html: `<p>Hello ${escapeHtml(to.username)}, your ${escapeHtml(system)} balance is ${balance}. Top up to keep your requests running.</p><p>${escapeHtml(to.username)}，您好：您在 ${escapeHtml(system)} 的余额为 ${balance}，请及时充值，以免请求中断。</p>`
+      })
+    } catch (err) {
+      app.log.warn({ err, user: to.username }, 'low-balance reminder not sent')
+    }
+  }
+  const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options, remind }),
     { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency, settings: { backoffStrategy: cappedBackoff } })
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))

@@ -182,3 +182,39 @@ t.test('after a Redis flush, balances come back from Postgres', async (t) => {
     loadToken: async () => (await s.db.selectFrom('tokens').select('remain_quota').where('id', '=', s.token.id).executeTakeFirstOrThrow()).remain_quota })
   t.match(r, { ok: true, userBalance: pg.quota - 10 }, 'the balance was rebuilt from Postgres; no money lost')
 })
+
+t.test('crossing the low-balance threshold mails the user, at most once per two hours', async (t) => {
+  const { startTestSmtpServer } = await import('@modelgate/mail/testing')
+  const { sendMail, smtpSettingsFrom } = await import('@modelgate/mail')
+  const smtp = await startTestSmtpServer()
+  t.teardown(() => smtp.close())
+  const s = await setup(t)
+  await s.db.updateTable('users').set({ email: 'payer@example.com', quota: 10_000 }).where('id', '=', s.user.id).execute()
+  const options = new OptionValues(new Map([
+    ['QuotaRemindThreshold', '5000'], ['SMTPServer', smtp.host], ['SMTPPort', String(smtp.port)], ['SMTPFrom', 'noreply@modelgate.test'], ['LogConsumeEnabled', 'true']
+  ]))
+  const sent: string[] = []
+  const deps = {
+    ...s.deps,
+    options: async () => options,
+    remind: async (to: { email: string, username: string, quota: number }, o: OptionValues) => {
+      sent.push(to.email)
+      await sendMail(smtpSettingsFrom(o), { to: to.email, subject: 'low balance', text: `balance ${to.quota}`, html: `<p>balance ${to.quota}</p>` })
+    }
+  }
+  const spend = async (quota: number) => await run({ id: 'x', data: event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota }) }, deps)
+  await spend(4000)
+  t.same(sent, [], 'still above the threshold')
+  await spend(2000)
+  t.same(sent, ['payer@example.com'], 'crossing it sends one mail')
+  t.match(smtp.lastTo('payer@example.com')?.text, /balance 4000/)
+  await s.redis.del(`remind:quota:${s.user.id}`)
+  await spend(1000)
+  t.same(sent, ['payer@example.com'], 'spending further below the threshold sends nothing more')
+  await s.db.updateTable('users').set({ quota: 6000 }).where('id', '=', s.user.id).execute()
+  await spend(2000)
+  t.same(sent, ['payer@example.com', 'payer@example.com'], 'a new crossing after the cool-down mails again')
+  await s.db.updateTable('users').set({ quota: 6000 }).where('id', '=', s.user.id).execute()
+  await spend(2000)
+  t.equal(sent.length, 2, 'but not twice within two hours')
+})

@@ -26,6 +26,8 @@ import userSessionRoutes from './routes/api/user/session.js'
 import userRegisterRoutes from './routes/api/user/register.js'
 import verificationRoutes from './routes/api/verification/index.js'
 import emailBindRoutes from './routes/api/oauth/email.js'
+import logRoutes from './routes/api/log/index.js'
+import dataRoutes from './routes/api/data/index.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -93,6 +95,8 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(userRegisterRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(verificationRoutes, { turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(emailBindRoutes, { prefix: '/oauth/email' })
+    await api.register(logRoutes, { prefix: '/log' })
+    await api.register(dataRoutes, { prefix: '/data' })
   }, { prefix: '/api' })
 
   const dist = webDistDir(config)

@@ -33,24 +33,25 @@ export interface SettlementInput {
 /**
  * Settles one usage event in one transaction: the idempotency record first (a redelivered event
  * stops there and changes nothing), then the user's, token's and channel's counters, the hourly
- * dashboard bucket and, when `writeLog`, the log row. Returns false when already settled.
+ * dashboard bucket and, when `writeLog`, the log row. Returns the user's new balance, or
+ * undefined when the event was already settled.
  */
-export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opts: { writeLog: boolean }): Promise<boolean> {
+export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opts: { writeLog: boolean }): Promise<SettledUser | undefined> {
   return await db.transaction().execute(async (trx) => {
     const fresh = await trx.insertInto('settlements').values({ request_id: e.request_id, user_id: e.user_id, quota: e.quota })
       .onConflict((oc) => oc.column('request_id').doNothing()).returning('request_id').executeTakeFirst()
-    if (fresh === undefined) return false
+    if (fresh === undefined) return undefined
     const served = e.outcome !== 'failed'
     const now = Math.floor(Date.now() / 1000)
     // Rows are always touched in the same order (user, token, channel, bucket) so that concurrent
     // settlements cannot deadlock.
-    await trx.updateTable('users')
+    const user = await trx.updateTable('users')
       .set((eb) => ({
         quota: eb('quota', '-', e.quota),
         used_quota: eb('used_quota', '+', e.quota),
         request_count: eb('request_count', '+', served ? 1 : 0)
       }))
-      .where('id', '=', e.user_id).execute()
+      .where('id', '=', e.user_id).returning(['quota', 'email', 'username']).executeTakeFirst()
     if (e.token_id > 0) {
       await trx.updateTable('tokens')
         .set((eb) => ({
@@ -104,9 +105,12 @@ export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opt
         })
       }).onConflict((oc) => oc.columns(['request_id', 'created_at']).where('request_id', 'is not', null).doNothing()).execute()
     }
-    return true
+    return { quota: user?.quota ?? 0, email: user?.email ?? '', username: user?.username ?? e.username }
   })
 }
+
+/** The payer after settlement, for the low-balance reminder. */
+export interface SettledUser { quota: number, email: string, username: string }
 
 /** Removes idempotency records older than `olderThan` (unix seconds); returns how many. */
 export async function pruneSettlements (db: Kysely<Database>, olderThan: number): Promise<number> {

@@ -8,7 +8,12 @@ export interface SettleDeps {
   db: Kysely<Database>
   quota: QuotaStore
   options: () => Promise<OptionValues>
+  /** Sends the low-balance reminder; errors are logged, never fail the settlement. */
+  remind?: (to: { email: string, username: string, quota: number }, options: OptionValues) => Promise<void>
 }
+
+/** At most one low-balance mail per user per two hours (SPEC.md section 9). */
+const REMIND_EVERY_S = 2 * 3600
 
 /**
  * Postgres first (the system of record), then the Redis reservation. A crash between the two
@@ -22,7 +27,14 @@ export async function run (job: Pick<Job, 'id' | 'data'>, deps: SettleDeps): Pro
   }
   const event = job.data
   const options = await deps.options()
-  const settled = await settleUsage(deps.db, event, { writeLog: options.bool('LogConsumeEnabled') })
+  const user = await settleUsage(deps.db, event, { writeLog: options.bool('LogConsumeEnabled') })
   const delta = await deps.quota.settle(event.request_id, event.user_id, event.token_id, event.quota)
-  return { settled, delta }
+  const threshold = options.num('QuotaRemindThreshold')
+  if (user !== undefined && deps.remind !== undefined && event.quota > 0 && user.email !== '' && user.quota < threshold &&
+      user.quota + event.quota >= threshold) {
+    // Crossing the threshold triggers it; the key keeps it to one mail per two hours.
+    const first = await deps.quota.redis.set(`remind:quota:${event.user_id}`, '1', 'EX', REMIND_EVERY_S, 'NX')
+    if (first === 'OK') await deps.remind(user, options)
+  }
+  return { settled: user !== undefined, delta }
 }
