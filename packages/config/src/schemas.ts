@@ -66,7 +66,9 @@ export type ControlPlaneConfig = Static<typeof controlPlaneConfigSchema>
 
 export const billingWorkerConfigSchema = Type.Object({
   ...common,
-  BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints')
+  BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints'),
+  CRYPTO_SECRET: secret('decrypts channel keys for periodic channel tests'),
+  CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' })
 })
 export type BillingWorkerConfig = Static<typeof billingWorkerConfigSchema>
 

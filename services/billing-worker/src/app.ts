@@ -12,7 +12,13 @@ export interface BillingWorkerOptions {
 async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
-  await app.register(workerPlugin, { redisUrl: config.REDIS_URL, prefix: `${config.REDIS_KEY_PREFIX}bull` })
+  await app.register(workerPlugin, {
+    redisUrl: config.REDIS_URL,
+    prefix: `${config.REDIS_KEY_PREFIX}bull`,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    cryptoSecret: config.CRYPTO_SECRET,
+    channelTestEveryMs: config.CHANNEL_TEST_INTERVAL_MINUTES * 60_000
+  })
   await app.register(healthPlugin, {
     extraChecks: {
       workers: async () => {

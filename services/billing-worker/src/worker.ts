@@ -1,4 +1,4 @@
-import { bullConnection } from '@modelgate/service'
+import { bullConnection, SecretBox } from '@modelgate/service'
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -7,6 +7,8 @@ import { sendMail, smtpSettingsFrom } from '@modelgate/mail'
 import { findAllOptions } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
+import { channelTestsJob } from './jobs/channel-tests/definition.js'
+import { run as runChannelTests } from './jobs/channel-tests/handler.js'
 import { pruneSettlementsJob } from './jobs/prune-settlements/definition.js'
 import { run as runPrune } from './jobs/prune-settlements/handler.js'
 import { reconcileBalancesJob } from './jobs/reconcile-balances/definition.js'
@@ -27,6 +29,10 @@ declare module 'fastify' {
 
 export interface WorkerPluginOptions {
   redisUrl: string
+  /** ioredis keyPrefix (pub/sub channel names carry it). */
+  keyPrefix: string
+  cryptoSecret: string
+  channelTestEveryMs: number
   /** BullMQ key prefix (its own, separate from ioredis' keyPrefix). */
   prefix: string
 }
@@ -47,6 +53,8 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
         return await runReconcile({ db: app.db, quota })
       case pruneSettlementsJob.name:
         return await runPrune({ db: app.db })
+      case channelTestsJob.name:
+        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options })
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }
@@ -80,7 +88,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 
-  app.addHook('onReady', async () => { await schedulePeriodicJobs(queue) })
+  app.addHook('onReady', async () => { await schedulePeriodicJobs(queue, opts.channelTestEveryMs) })
   app.addHook('onClose', async () => {
     // close() waits for the jobs in hand to finish before returning.
     await Promise.all([worker.close(), settler.close()])

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq'
+import { channelTestsJob } from '../jobs/channel-tests/definition.js'
 import { logPartitionsJob } from '../jobs/log-partitions/definition.js'
 import { pruneSettlementsJob } from '../jobs/prune-settlements/definition.js'
 import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
@@ -7,8 +8,8 @@ import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
  * Registers the repeating jobs. Job schedulers are keyed by id in Redis, so every worker replica
  * may call this at start without creating duplicates. An `every` scheduler also runs once at once.
  */
-export async function schedulePeriodicJobs (maintenance: Queue): Promise<void> {
-  for (const job of [logPartitionsJob, reconcileBalancesJob, pruneSettlementsJob]) {
+export async function schedulePeriodicJobs (maintenance: Queue, channelTestEveryMs: number): Promise<void> {
+  for (const job of [logPartitionsJob, reconcileBalancesJob, pruneSettlementsJob, { ...channelTestsJob, everyMs: channelTestEveryMs }]) {
     await maintenance.upsertJobScheduler(
       job.name,
       { every: job.everyMs },
