@@ -2,7 +2,7 @@ import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contr
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
 import type { ChannelConfig } from '@modelgate/providers'
-import type { SecretBox } from '@modelgate/service'
+import { channelKeys, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 
@@ -27,19 +27,9 @@ interface Candidate { channelId: number, weight: number }
 /** Candidates of one group and model, highest priority tier first. */
 type Tiers = Candidate[][]
 
-function jsonRecord (text: string): Record<string, unknown> {
-  if (text.trim() === '') return {}
-  try {
-    const v: unknown = JSON.parse(text)
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
-
 function stringRecord (text: string): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(jsonRecord(text))) if (typeof v === 'string' && v !== '') out[k] = v
+  for (const [k, v] of Object.entries(parseJsonObject(text))) if (typeof v === 'string' && v !== '') out[k] = v
   return out
 }
 
@@ -83,9 +73,9 @@ export class RelayState {
     ])
     const channels = new Map<number, RelayChannel>()
     for (const c of channelRows) {
-      let key: string
+      let keys: string[]
       try {
-        key = this.box.open(c.key)
+        keys = channelKeys(c, this.box)
       } catch {
         this.log.error({ channel: c.id }, 'channel key cannot be decrypted with CRYPTO_SECRET; channel skipped')
         continue
@@ -94,11 +84,11 @@ export class RelayState {
         id: c.id,
         type: c.type,
         name: c.name,
-        keys: key.split('\n').map((k) => k.trim()).filter((k) => k !== ''),
+        keys,
         baseUrl: c.base_url.replace(/\/+$/, ''),
         other: c.other,
         organization: c.openai_organization,
-        setting: jsonRecord(c.setting),
+        setting: parseJsonObject(c.setting),
         modelMapping: stringRecord(c.model_mapping),
         statusCodeMapping: stringRecord(c.status_code_mapping),
         autoBan: c.auto_ban === 1,

@@ -1,7 +1,7 @@
 import { type ConfigChange, configChannel, type OptionValues } from '@modelgate/contracts'
 import { type Channel, type Database, insertLog, type Kysely, LOG_TYPE, sql } from '@modelgate/db'
 import { adaptorFor, type ChannelTestResult, testChannel } from '@modelgate/providers'
-import type { SecretBox } from '@modelgate/service'
+import { channelKeys, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { Redis } from 'ioredis'
 
 export interface ChannelTestDeps {
@@ -15,15 +15,6 @@ export interface ChannelTestDeps {
 }
 
 export interface ChannelTestsResult { tested: number, disabled: number, enabled: number }
-
-function jsonRecord (text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text)
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
 
 async function setStatus (deps: ChannelTestDeps, channel: Channel, status: 1 | 3, reason: string): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000)
@@ -66,13 +57,13 @@ export async function run (deps: ChannelTestDeps): Promise<ChannelTestsResult> {
       if (adaptor === undefined || model === '') continue
       let key: string
       try {
-        key = deps.box.open(channel.key).split('\n')[0]?.trim() ?? ''
+        key = channelKeys(channel, deps.box)[0] ?? ''
       } catch {
         continue
       }
       const outcome: ChannelTestResult = await test(adaptor, {
         id: channel.id, type: channel.type, key, baseUrl: channel.base_url.replace(/\/+$/, ''), other: channel.other,
-        organization: channel.openai_organization, setting: jsonRecord(channel.setting)
+        organization: channel.openai_organization, setting: parseJsonObject(channel.setting)
       }, model, Math.max(thresholdMs * 2, 10_000))
       result.tested++
       await deps.db.updateTable('channels').set({ response_time: outcome.ms, test_time: Math.floor(Date.now() / 1000) }).where('id', '=', channel.id).execute()
