@@ -68,7 +68,8 @@ export const billingWorkerConfigSchema = Type.Object({
   ...common,
   BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints'),
   CRYPTO_SECRET: secret('decrypts channel keys for periodic channel tests'),
-  CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' })
+  CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' }),
+  WORKER_LOCK_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000, description: 'must be milliseconds 1000-600000 (how soon a job held by a dead worker is taken over)' })
 })
 export type BillingWorkerConfig = Static<typeof billingWorkerConfigSchema>
 

@@ -17,7 +17,8 @@ async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOpt
     prefix: `${config.REDIS_KEY_PREFIX}bull`,
     keyPrefix: config.REDIS_KEY_PREFIX,
     cryptoSecret: config.CRYPTO_SECRET,
-    channelTestEveryMs: config.CHANNEL_TEST_INTERVAL_MINUTES * 60_000
+    channelTestEveryMs: config.CHANNEL_TEST_INTERVAL_MINUTES * 60_000,
+    lockMs: config.WORKER_LOCK_MS
   })
   await app.register(healthPlugin, {
     extraChecks: {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { OptionValues } from '@modelgate/contracts'
 import { sendMail, smtpSettingsFrom } from '@modelgate/mail'
-import { findAllOptions } from '@modelgate/db'
+import { findAllOptions, type SettlementInput } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
 import { channelTestsJob } from './jobs/channel-tests/definition.js'
@@ -14,6 +14,7 @@ import { run as runPrune } from './jobs/prune-settlements/handler.js'
 import { reconcileBalancesJob } from './jobs/reconcile-balances/definition.js'
 import { run as runReconcile } from './jobs/reconcile-balances/handler.js'
 import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js'
+import { SettlementBatcher } from './jobs/settle-usage/batcher.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
@@ -33,6 +34,8 @@ export interface WorkerPluginOptions {
   keyPrefix: string
   cryptoSecret: string
   channelTestEveryMs: number
+  /** Job lock; a job held by a killed worker returns to the queue after about this long. */
+  lockMs: number
   /** BullMQ key prefix (its own, separate from ioredis' keyPrefix). */
   prefix: string
 }
@@ -83,8 +86,10 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
       app.log.warn({ err, user: to.username }, 'low-balance reminder not sent')
     }
   }
-  const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options, remind }),
-    { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency, settings: { backoffStrategy: cappedBackoff } })
+  const batcher = new SettlementBatcher(app.db, settleUsageJob.batch)
+  const settle = async (e: SettlementInput, writeLog: boolean) => await batcher.settle(e, writeLog)
+  const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options, remind, settle }),
+    { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, settings: { backoffStrategy: cappedBackoff } })
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 

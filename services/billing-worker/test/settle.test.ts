@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadBillingWorkerConfig } from '@modelgate/config'
 import { OptionValues, USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
-import { createDb, migrateToLatest, sql } from '@modelgate/db'
+import { createDb, migrateToLatest, type SettlementInput, sql } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { bullConnection } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
@@ -10,6 +10,7 @@ import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import billingWorker from '../src/app.js'
+import { SettlementBatcher } from '../src/jobs/settle-usage/batcher.js'
 import { run } from '../src/jobs/settle-usage/handler.js'
 
 async function setup (t: Test) {
@@ -77,19 +78,21 @@ t.test('a malformed event fails for good instead of retrying', async (t) => {
   await t.rejects(run({ id: 'x', data: { request_id: 'x', quota: -5 } }, s.deps), { name: 'UnrecoverableError', message: /malformed usage event/ })
 })
 
-t.test('after thousands of random events, balances equal the sums of the logs', async (t) => {
+t.test('after 10,000 random events settled in batches, balances equal the sums of the logs', async (t) => {
   const s = await setup(t)
   const users = [s.user, ...await Promise.all([1, 2, 3].map((i) => s.db.insertInto('users').values({ username: `p${i}`, quota: 5_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()))]
   let seed = 7
   const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n }
-  const events = Array.from({ length: 3000 }, () => {
+  const events = Array.from({ length: 10_000 }, () => {
     const u = users[rand(users.length)]!
     return event({ user_id: u.id, token_id: 0, channel_id: s.channel.id, quota: rand(5000), outcome: rand(10) === 0 ? 'aborted' : 'success', model_name: ['a', 'b', 'c'][rand(3)]! })
   })
-  // Delivered with duplicates and out of order, 16 at a time.
+  // Delivered with duplicates (some inside one batch) and out of order, 64 at a time, batched.
   const deliveries = [...events, ...events.filter((_, i) => i % 7 === 0)].sort(() => rand(3) - 1)
-  for (let i = 0; i < deliveries.length; i += 16) {
-    await Promise.all(deliveries.slice(i, i + 16).map((e) => run({ id: e.request_id, data: e }, s.deps)))
+  const batcher = new SettlementBatcher(s.db, { max: 64, waitMs: 10 })
+  const deps = { ...s.deps, settle: async (e: SettlementInput, writeLog: boolean) => await batcher.settle(e, writeLog) }
+  for (let i = 0; i < deliveries.length; i += 64) {
+    await Promise.all(deliveries.slice(i, i + 64).map((e) => run({ id: e.request_id, data: e }, deps)))
   }
   for (const u of users) {
     const row = await s.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', u.id).executeTakeFirstOrThrow()

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Database } from '../schema/index.js'
+import type { Database, NewLog } from '../schema/index.js'
 import { LOG_TYPE } from './logs.js'
 
 /** What settlement needs of a usage event (a subset of the contracts' UsageEvent). */
@@ -76,37 +76,43 @@ export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opt
         .execute()
     }
     if (opts.writeLog) {
-      await trx.insertInto('logs').values({
-        created_at: e.created_at,
-        type: served ? LOG_TYPE.consume : LOG_TYPE.error,
-        user_id: e.user_id,
-        username: e.username,
-        token_id: e.token_id,
-        token_name: e.token_name,
-        model_name: e.model_name,
-        channel_id: e.channel_id,
-        group: e.group,
-        quota: e.quota,
-        prompt_tokens: e.prompt_tokens,
-        completion_tokens: e.completion_tokens,
-        use_time: Math.round(e.use_time_ms / 1000),
-        is_stream: e.is_stream,
-        ip: e.ip,
-        request_id: e.request_id,
-        content: e.outcome === 'failed' ? (e.error?.message ?? 'request failed') : e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : '',
-        other: JSON.stringify({
-          ...e.price,
-          frt: e.first_response_ms,
-          cached_tokens: e.cached_tokens,
-          upstream_model: e.upstream_model,
-          usage_source: e.usage_source,
-          outcome: e.outcome,
-          admin_info: { use_channel: [...e.retried_channels, ...(e.channel_id > 0 ? [e.channel_id] : [])] }
-        })
-      }).onConflict((oc) => oc.columns(['request_id', 'created_at']).where('request_id', 'is not', null).doNothing()).execute()
+      await trx.insertInto('logs').values(logRow(e)).onConflict((oc) => oc.columns(['request_id', 'created_at']).where('request_id', 'is not', null).doNothing()).execute()
     }
     return { quota: user?.quota ?? 0, email: user?.email ?? '', username: user?.username ?? e.username }
   })
+}
+
+/** The log row of one settled event (SPEC.md section 3, `other` with ratios and admin_info). */
+function logRow (e: SettlementInput): NewLog {
+  const served = e.outcome !== 'failed'
+  return {
+    created_at: e.created_at,
+    type: served ? LOG_TYPE.consume : LOG_TYPE.error,
+    user_id: e.user_id,
+    username: e.username,
+    token_id: e.token_id,
+    token_name: e.token_name,
+    model_name: e.model_name,
+    channel_id: e.channel_id,
+    group: e.group,
+    quota: e.quota,
+    prompt_tokens: e.prompt_tokens,
+    completion_tokens: e.completion_tokens,
+    use_time: Math.round(e.use_time_ms / 1000),
+    is_stream: e.is_stream,
+    ip: e.ip,
+    request_id: e.request_id,
+    content: e.outcome === 'failed' ? (e.error?.message ?? 'request failed') : e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : '',
+    other: JSON.stringify({
+      ...e.price,
+      frt: e.first_response_ms,
+      cached_tokens: e.cached_tokens,
+      upstream_model: e.upstream_model,
+      usage_source: e.usage_source,
+      outcome: e.outcome,
+      admin_info: { use_channel: [...e.retried_channels, ...(e.channel_id > 0 ? [e.channel_id] : [])] }
+    })
+  }
 }
 
 /** The payer after settlement, for the low-balance reminder. */
@@ -116,4 +122,77 @@ export interface SettledUser { quota: number, email: string, username: string }
 export async function pruneSettlements (db: Kysely<Database>, olderThan: number): Promise<number> {
   const res = await db.deleteFrom('settlements').where('settled_at', '<', olderThan).executeTakeFirst()
   return Number(res.numDeletedRows)
+}
+
+/**
+ * Settles many events in one transaction, each exactly once: one multi-row insert of their
+ * idempotency rows tells which are new; the new ones are summed per user, token, channel and
+ * hourly bucket, so each row is updated once per batch (in id order, so concurrent batches cannot
+ * deadlock) instead of once per event. Returns, per request id, the payer after settlement, or
+ * undefined for events settled before. Throws as a whole; the caller may then settle one by one.
+ */
+export async function settleUsageBatch (db: Kysely<Database>, events: readonly SettlementInput[], opts: { writeLog: boolean }): Promise<Map<string, SettledUser | undefined>> {
+  const result = new Map<string, SettledUser | undefined>(events.map((e) => [e.request_id, undefined]))
+  if (events.length === 0) return result
+  const unique = [...new Map(events.map((e) => [e.request_id, e])).values()]
+  await db.transaction().execute(async (trx) => {
+    const fresh = new Set((await trx.insertInto('settlements')
+      .values(unique.map((e) => ({ request_id: e.request_id, user_id: e.user_id, quota: e.quota })))
+      .onConflict((oc) => oc.column('request_id').doNothing()).returning('request_id').execute()).map((r) => r.request_id))
+    const todo = unique.filter((e) => fresh.has(e.request_id))
+    if (todo.length === 0) return
+    const now = Math.floor(Date.now() / 1000)
+    const sum = <K>(key: (e: SettlementInput) => K | undefined, value: (e: SettlementInput) => [number, number]) => {
+      const m = new Map<K, [number, number]>()
+      for (const e of todo) {
+        const k = key(e)
+        if (k === undefined) continue
+        const [a, b] = value(e)
+        const cur = m.get(k) ?? [0, 0]
+        m.set(k, [cur[0] + a, cur[1] + b])
+      }
+      return m
+    }
+    const served = (e: SettlementInput) => e.outcome !== 'failed'
+    const users = sum((e) => e.user_id, (e) => [e.quota, served(e) ? 1 : 0])
+    const payers = new Map<number, SettledUser>()
+    for (const [id, [quota, count]] of [...users].sort((a, b) => a[0] - b[0])) {
+      const row = await trx.updateTable('users')
+        .set((eb) => ({ quota: eb('quota', '-', quota), used_quota: eb('used_quota', '+', quota), request_count: eb('request_count', '+', count) }))
+        .where('id', '=', id).returning(['quota', 'email', 'username']).executeTakeFirst()
+      if (row !== undefined) payers.set(id, row)
+    }
+    const tokens = sum((e) => (e.token_id > 0 ? e.token_id : undefined), (e) => [e.quota, e.unlimited_token ? 0 : e.quota])
+    for (const [id, [used, remain]] of [...tokens].sort((a, b) => a[0] - b[0])) {
+      await trx.updateTable('tokens')
+        .set((eb) => ({ remain_quota: eb('remain_quota', '-', remain), used_quota: eb('used_quota', '+', used), accessed_time: now }))
+        .where('id', '=', id).execute()
+    }
+    const channels = sum((e) => (e.channel_id > 0 && e.quota !== 0 ? e.channel_id : undefined), (e) => [e.quota, 0])
+    for (const [id, [quota]] of [...channels].sort((a, b) => a[0] - b[0])) {
+      await trx.updateTable('channels').set((eb) => ({ used_quota: eb('used_quota', '+', quota) })).where('id', '=', id).execute()
+    }
+    const buckets = new Map<string, { user_id: number, username: string, model_name: string, created_at: number, token_used: number, count: number, quota: number }>()
+    for (const e of todo.filter(served)) {
+      const hour = e.created_at - (e.created_at % 3600)
+      const k = `${e.user_id}\u0000${e.model_name}\u0000${hour}`
+      const b = buckets.get(k) ?? { user_id: e.user_id, username: e.username, model_name: e.model_name, created_at: hour, token_used: 0, count: 0, quota: 0 }
+      b.token_used += e.prompt_tokens + e.completion_tokens
+      b.count += 1
+      b.quota += e.quota
+      buckets.set(k, b)
+    }
+    if (buckets.size > 0) {
+      await trx.insertInto('quota_data').values([...buckets.values()].sort((a, b) => a.user_id - b.user_id || a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : 1)))
+        .onConflict((oc) => oc.columns(['user_id', 'model_name', 'created_at']).doUpdateSet({
+          token_used: sql`quota_data.token_used + excluded.token_used`,
+          count: sql`quota_data.count + excluded.count`,
+          quota: sql`quota_data.quota + excluded.quota`
+        }))
+        .execute()
+    }
+    if (opts.writeLog) await trx.insertInto('logs').values(todo.map(logRow)).execute()
+    for (const e of todo) result.set(e.request_id, payers.get(e.user_id))
+  })
+  return result
 }

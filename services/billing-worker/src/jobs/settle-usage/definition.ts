@@ -7,8 +7,9 @@ import { USAGE_QUEUE } from '@modelgate/contracts'
  */
 export const settleUsageJob = {
   queue: USAGE_QUEUE,
-  /** Events settled in parallel by one worker. */
-  concurrency: 16
+  /** Events one worker holds at once; those arriving together settle in one transaction. */
+  concurrency: 64,
+  batch: { max: 64, waitMs: 15 }
 } as const
 
 /**

@@ -1,5 +1,5 @@
 import { type OptionValues, UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, settleUsage } from '@modelgate/db'
+import { type Database, type Kysely, type SettledUser, type SettlementInput, settleUsage } from '@modelgate/db'
 import type { QuotaStore } from '@modelgate/quota'
 import { type Job, UnrecoverableError } from 'bullmq'
 import { Value } from 'typebox/value'
@@ -8,6 +8,8 @@ export interface SettleDeps {
   db: Kysely<Database>
   quota: QuotaStore
   options: () => Promise<OptionValues>
+  /** Settles in Postgres (the worker batches); one transaction per event when absent. */
+  settle?: (event: SettlementInput, writeLog: boolean) => Promise<SettledUser | undefined>
   /** Sends the low-balance reminder; errors are logged, never fail the settlement. */
   remind?: (to: { email: string, username: string, quota: number }, options: OptionValues) => Promise<void>
 }
@@ -27,7 +29,8 @@ export async function run (job: Pick<Job, 'id' | 'data'>, deps: SettleDeps): Pro
   }
   const event = job.data
   const options = await deps.options()
-  const user = await settleUsage(deps.db, event, { writeLog: options.bool('LogConsumeEnabled') })
+  const writeLog = options.bool('LogConsumeEnabled')
+  const user = deps.settle !== undefined ? await deps.settle(event, writeLog) : await settleUsage(deps.db, event, { writeLog })
   const delta = await deps.quota.settle(event.request_id, event.user_id, event.token_id, event.quota)
   const threshold = options.num('QuotaRemindThreshold')
   if (user !== undefined && deps.remind !== undefined && event.quota > 0 && user.email !== '' && user.quota < threshold &&
