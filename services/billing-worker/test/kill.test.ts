@@ -28,7 +28,7 @@ t.test('a worker killed mid-batch and restarted settles every event exactly once
 
   const start = async () => {
     const child = spawn(process.execPath, [require.resolve('@modelgate/billing-worker/server')], {
-      env: { PATH: process.env['PATH'] ?? '', ...env, BILLING_WORKER_PORT: String(await freePort()), HOST: '127.0.0.1' },
+      env: { ...env, BILLING_WORKER_PORT: String(await freePort()), HOST: '127.0.0.1' },
       stdio: 'ignore'
     })
     t.teardown(() => { child.kill('SIGKILL') })
