@@ -82,6 +82,7 @@ export const OPTION_DEFAULTS = {
   AutomaticDisableChannelEnabled: 'true',
   AutomaticEnableChannelEnabled: 'false',
   LogConsumeEnabled: 'true',
+  LogRetentionDays: '0',
   CheckSensitiveEnabled: 'false',
   CheckSensitiveOnPromptEnabled: 'false',
   SensitiveWords: '',

@@ -7,6 +7,8 @@ import { sendMail, smtpSettingsFrom } from '@modelgate/mail'
 import { findAllOptions, type SettlementInput } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
+import { logRetentionJob } from './jobs/log-retention/definition.js'
+import { run as runLogRetention } from './jobs/log-retention/handler.js'
 import { channelTestsJob } from './jobs/channel-tests/definition.js'
 import { run as runChannelTests } from './jobs/channel-tests/handler.js'
 import { pruneSettlementsJob } from './jobs/prune-settlements/definition.js'
@@ -56,6 +58,8 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
         return await runReconcile({ db: app.db, quota })
       case pruneSettlementsJob.name:
         return await runPrune({ db: app.db })
+      case logRetentionJob.name:
+        return await runLogRetention({ db: app.db, options })
       case channelTestsJob.name:
         return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options })
       default:

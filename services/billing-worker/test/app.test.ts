@@ -34,7 +34,7 @@ t.test('schedules the logs partition job and runs it at start', async (t) => {
   t.same(await done, { created: 1 }, 'the scheduled run recreated the missing partition')
   t.ok((await listLogPartitions(app.db)).some((p) => p.name === monthName(next)))
   const schedulers = await app.maintenance.queue.getJobSchedulers()
-  t.same(schedulers.map((s) => s.key).sort(), ['channel-tests', 'log-partitions', 'prune-settlements', 'reconcile-balances'], 'one scheduler per job, however many replicas registered them')
+  t.same(schedulers.map((s) => s.key).sort(), ['channel-tests', 'log-partitions', 'log-retention', 'prune-settlements', 'reconcile-balances'], 'one scheduler per job, however many replicas registered them')
   t.equal(schedulers.find((s) => s.key === 'log-partitions')?.every, 6 * 60 * 60 * 1000)
 })
 
@@ -57,4 +57,20 @@ t.test('readiness includes the workers', async (t) => {
   const after = await app.inject('/readyz')
   t.equal(after.statusCode, 503)
   t.equal(after.json().checks.workers.ok, false)
+})
+
+t.test('log retention removes what is older than LogRetentionDays, and nothing while it is 0', async (t) => {
+  const { run: retention } = await import('../src/jobs/log-retention/handler.js')
+  const { OptionValues } = await import('@modelgate/contracts')
+  const app = await build(t, await createServiceEnv(t))
+  await app.ready()
+  const now = Math.floor(Date.now() / 1000)
+  await app.db.insertInto('logs').values([
+    { created_at: now - 40 * 86_400, quota: 1 }, { created_at: now - 31 * 86_400, quota: 2 }, { created_at: now - 5 * 86_400, quota: 3 }, { created_at: now, quota: 4 }
+  ]).execute()
+  const days = (d: string) => async () => new OptionValues(new Map([['LogRetentionDays', d]]))
+  t.same(await retention({ db: app.db, options: days('0') }), { removed: 0 })
+  t.same(await retention({ db: app.db, options: days('30'), now: () => now }), { removed: 2 })
+  const left = await app.db.selectFrom('logs').select('quota').orderBy('quota').execute()
+  t.same(left.map((l) => l.quota), [3, 4])
 })

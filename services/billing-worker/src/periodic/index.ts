@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq'
 import { channelTestsJob } from '../jobs/channel-tests/definition.js'
 import { logPartitionsJob } from '../jobs/log-partitions/definition.js'
+import { logRetentionJob } from '../jobs/log-retention/definition.js'
 import { pruneSettlementsJob } from '../jobs/prune-settlements/definition.js'
 import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
 
@@ -9,7 +10,7 @@ import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
  * may call this at start without creating duplicates. An `every` scheduler also runs once at once.
  */
 export async function schedulePeriodicJobs (maintenance: Queue, channelTestEveryMs: number): Promise<void> {
-  for (const job of [logPartitionsJob, reconcileBalancesJob, pruneSettlementsJob, { ...channelTestsJob, everyMs: channelTestEveryMs }]) {
+  for (const job of [logPartitionsJob, logRetentionJob, reconcileBalancesJob, pruneSettlementsJob, { ...channelTestsJob, everyMs: channelTestEveryMs }]) {
     await maintenance.upsertJobScheduler(
       job.name,
       { every: job.everyMs },

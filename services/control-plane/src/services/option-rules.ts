@@ -93,6 +93,7 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   QuotaRemindThreshold: integer(0),
   ChannelDisableThreshold: number(0),
   DataExportInterval: integer(1, 1440),
+  LogRetentionDays: integer(0, 36500),
   DataExportDefaultTime: choice('hour', 'day', 'week'),
   SMTPPort: integer(1, 65535),
   ServerAddress: address,
