@@ -28,6 +28,7 @@ import verificationRoutes from './routes/api/verification/index.js'
 import emailBindRoutes from './routes/api/oauth/email.js'
 import logRoutes from './routes/api/log/index.js'
 import dataRoutes from './routes/api/data/index.js'
+import usageRoutes from './routes/api/usage/index.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -97,6 +98,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(emailBindRoutes, { prefix: '/oauth/email' })
     await api.register(logRoutes, { prefix: '/log' })
     await api.register(dataRoutes, { prefix: '/data' })
+    await api.register(usageRoutes, { prefix: '/usage', redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   }, { prefix: '/api' })
 
   const dist = webDistDir(config)

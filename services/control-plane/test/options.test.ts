@@ -99,3 +99,22 @@ t.test('admins get the default models of every channel type', async (t) => {
   const types = (await app.inject({ url: '/api/models/types', headers: root.headers })).json().data
   t.equal(types['14'], 'Claude')
 })
+
+t.test('admins see the usage events the billing worker gave up on, with the reason', async (t) => {
+  const env = await sharedEnv(t)
+  const app = await build(t, {}, env)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const { Queue, Worker, UnrecoverableError } = await import('bullmq')
+  const { bullConnection } = await import('@modelgate/service')
+  const { USAGE_QUEUE } = await import('@modelgate/contracts')
+  const connection = bullConnection(env.REDIS_URL!)
+  const prefix = `${env.REDIS_KEY_PREFIX}bull`
+  const queue = new Queue(USAGE_QUEUE, { connection, prefix })
+  t.teardown(() => queue.close())
+  await queue.add('settle', { broken: true }, { jobId: 'poison-1' })
+  const worker = new Worker(USAGE_QUEUE, async () => { throw new UnrecoverableError('malformed usage event: /request_id required') }, { connection, prefix })
+  await new Promise<void>((resolve) => worker.on('failed', () => resolve()))
+  await worker.close()
+  const res = await app.inject({ url: '/api/usage/failed', headers: root.headers })
+  t.match(res.json().data, { total: 1, items: [{ id: 'poison-1', reason: /malformed usage event/, event: { broken: true } }] })
+})
