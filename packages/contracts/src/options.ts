@@ -1,4 +1,4 @@
-import { DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
+import { DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
 
 /**
  * Defaults of every option the super admin can set (SPEC.md sections 3 and 9). Values are strings,
@@ -90,7 +90,8 @@ export const OPTION_DEFAULTS = {
   UserUsableGroups: '{"default":"default","vip":"vip"}',
   ModelRatio: JSON.stringify(DEFAULT_MODEL_RATIO),
   CompletionRatio: JSON.stringify(DEFAULT_COMPLETION_RATIO),
-  ModelPrice: JSON.stringify(DEFAULT_MODEL_PRICE)
+  ModelPrice: JSON.stringify(DEFAULT_MODEL_PRICE),
+  CacheRatio: JSON.stringify(DEFAULT_CACHE_RATIO)
 } as const satisfies Record<string, string>
 
 export type OptionKey = keyof typeof OPTION_DEFAULTS

@@ -89,3 +89,19 @@ export const DEFAULT_MODEL_PRICE: Readonly<Record<string, number>> = {
   'suno_music': 0.1,
   'suno_lyrics': 0.01
 }
+
+/**
+ * Price of cached prompt tokens relative to ordinary prompt tokens, per model (providers bill
+ * cache hits at a discount). Models missing here bill cached tokens at 1x.
+ */
+export const DEFAULT_CACHE_RATIO: Readonly<Record<string, number>> = {
+  'gpt-4o': 0.5, 'gpt-4o-2024-08-06': 0.5, 'gpt-4o-2024-11-20': 0.5, 'gpt-4o-mini': 0.5,
+  'gpt-4.1': 0.25, 'gpt-4.1-mini': 0.25, 'gpt-4.1-nano': 0.25,
+  'o1': 0.5, 'o1-mini': 0.5, 'o3': 0.25, 'o3-mini': 0.5, 'o4-mini': 0.25,
+  'gpt-5': 0.1, 'gpt-5-mini': 0.1, 'gpt-5-nano': 0.1,
+  'claude-3-5-haiku-20241022': 0.1, 'claude-3-5-sonnet-20241022': 0.1, 'claude-3-7-sonnet-20250219': 0.1,
+  'claude-sonnet-4-20250514': 0.1, 'claude-sonnet-4-5-20250929': 0.1, 'claude-opus-4-20250514': 0.1,
+  'claude-opus-4-1-20250805': 0.1, 'claude-haiku-4-5-20251001': 0.1,
+  'gemini-2.5-flash': 0.25, 'gemini-2.5-pro': 0.25,
+  'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1
+}

@@ -10,6 +10,8 @@ export interface PricingTables {
   /** Dollars per call. */
   modelPrice: Readonly<Record<string, number>>
   groupRatio: Readonly<Record<string, number>>
+  /** Cached prompt tokens relative to ordinary prompt tokens; 1 when absent. */
+  cacheRatio: Readonly<Record<string, number>>
   quotaPerUnit: number
 }
 
@@ -27,6 +29,7 @@ export function pricingTables (options: OptionValues): PricingTables {
     completionRatio: numbers(options.json('CompletionRatio')),
     modelPrice: numbers(options.json('ModelPrice')),
     groupRatio: numbers(options.json('GroupRatio')),
+    cacheRatio: numbers(options.json('CacheRatio')),
     quotaPerUnit: options.num('QuotaPerUnit') > 0 ? options.num('QuotaPerUnit') : DEFAULT_QUOTA_PER_UNIT
   }
 }
@@ -47,7 +50,7 @@ export function priceOf (tables: PricingTables, model: string, group: string): P
   if (modelPrice !== undefined) return { kind: 'per_call', modelPrice, groupRatio, quotaPerUnit: tables.quotaPerUnit }
   const modelRatio = tables.modelRatio[model]
   if (modelRatio === undefined) return undefined
-  return { kind: 'per_token', modelRatio, completionRatio: tables.completionRatio[model] ?? 1, groupRatio, cacheRatio: 1 }
+  return { kind: 'per_token', modelRatio, completionRatio: tables.completionRatio[model] ?? 1, groupRatio, cacheRatio: tables.cacheRatio[model] ?? 1 }
 }
 
 /** Token counts of one request. `cachedTokens` is the part of the prompt served from a cache. */

@@ -6,12 +6,13 @@ const tables = pricingTables(new OptionValues(new Map([
   ['ModelRatio', '{"m":1.5,"free":0,"cheap":0.0001}'],
   ['CompletionRatio', '{"m":4}'],
   ['ModelPrice', '{"img":0.04,"m2":0.1}'],
-  ['GroupRatio', '{"default":1,"vip":0.5,"svip":2}']
+  ['GroupRatio', '{"default":1,"vip":0.5,"svip":2}'],
+  ['CacheRatio', '{"m":0.1}']
 ])))
 
 t.test('the spec\'s worked formula: group x model x (prompt + completion x completion ratio)', async (t) => {
   const price = priceOf(tables, 'm', 'svip')!
-  t.same(price, { kind: 'per_token', modelRatio: 1.5, completionRatio: 4, groupRatio: 2, cacheRatio: 1 })
+  t.same(price, { kind: 'per_token', modelRatio: 1.5, completionRatio: 4, groupRatio: 2, cacheRatio: 0.1 })
   t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }), 2 * 1.5 * (1000 + 500 * 4))
   // In dollars: cost / 500000 = group x model x (prompt + completion x cr) / 500000.
   t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }) / 500_000, 2 * 1.5 * 3000 / 500_000)
@@ -35,6 +36,10 @@ t.test('an unpriced model has no price, an unknown group costs 1x, a missing com
 })
 
 t.test('cached prompt tokens are billed at the cache ratio and never exceed the prompt', async (t) => {
+  const m = priceOf(tables, 'm', 'default')!
+  t.equal(costOf(m, { promptTokens: 1000, completionTokens: 0, cachedTokens: 800 }), Math.round((200 + 800 * 0.1) * 1.5), 'the CacheRatio option applies')
+  const cheap = priceOf(tables, 'cheap', 'default')!
+  t.equal(cheap.kind === 'per_token' && cheap.cacheRatio, 1, 'a model without a cache ratio bills cached tokens at 1x')
   const price: Price = { kind: 'per_token', modelRatio: 1, completionRatio: 1, groupRatio: 1, cacheRatio: 0.5 }
   t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 40 }), 60 + 20)
   t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 400 }), 50, 'cached tokens are capped at the prompt (no double counting)')

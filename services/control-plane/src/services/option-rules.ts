@@ -106,6 +106,7 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   ModelRatio: ratioMap,
   CompletionRatio: ratioMap,
   ModelPrice: ratioMap,
+  CacheRatio: ratioMap,
   UserUsableGroups: stringMap,
   Chats: jsonArray,
   EmailDomainWhitelist: domainList
