@@ -1,6 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { findLiveUserBy, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
+import type { OptionKey, OptionValues } from '@modelgate/contracts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Type, { type Static } from 'typebox'
 import { ApiError, fail, ok } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { OM } from '../lib/oauth-messages.js'
@@ -232,4 +234,29 @@ export function verifyTelegramLogin (botToken: string, fields: Record<string, un
   if (nowS - authDate > TELEGRAM_MAX_AGE_S || authDate - nowS > TELEGRAM_MAX_SKEW_S) throw fail(OM.telegramExpired)
   const name = [optionalString(fields['first_name']), optionalString(fields['last_name'])].filter((s) => s !== undefined).join(' ')
   return { provider: 'telegram', id, displayName: name !== '' ? name : optionalString(fields['username']) }
+}
+
+/** Query of an authorization-code callback (GitHub, LinuxDO). */
+export const CodeCallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 512 })),
+  state: Type.Optional(Type.String({ maxLength: 128 }))
+})
+
+/**
+ * The handler of an authorization-code callback: the provider's switch, the single-use state,
+ * the code, the provider's identity, then bind, sign in or register.
+ */
+export function codeGrantCallback (app: FastifyInstance, provider: {
+  name: string
+  enabledOption: OptionKey
+  identity: (req: FastifyRequest, options: OptionValues, code: string) => Promise<OAuthIdentity>
+}) {
+  return async (req: FastifyRequest<{ Querystring: Static<typeof CodeCallbackQuery> }>, reply: FastifyReply) => {
+    const options = await app.loadOptions()
+    if (!options.bool(provider.enabledOption)) throw fail(OM.notEnabled, { provider: provider.name })
+    const { aff } = await consumeState(app, req, reply, req.query.state)
+    if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
+    const identity = await provider.identity(req, options, req.query.code)
+    return await finishOAuth(app, req, reply, identity, aff)
+  }
 }

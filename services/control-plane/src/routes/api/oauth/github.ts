@@ -1,14 +1,13 @@
 import type { OptionValues } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import Type from 'typebox'
 import { fail } from '../../../lib/errors.js'
 import { OM } from '../../../lib/oauth-messages.js'
 import {
   baseUrl,
-  consumeState,
+  CodeCallbackQuery,
+  codeGrantCallback,
   fetchProviderJson,
-  finishOAuth,
   isRecord,
   type OAuthIdentity,
   optionalString,
@@ -21,11 +20,6 @@ export interface GitHubOAuthOptions {
   /** Base of the REST API (GITHUB_API_URL). */
   apiUrl: string
 }
-
-const CallbackQuery = Type.Object({
-  code: Type.Optional(Type.String({ maxLength: 512 })),
-  state: Type.Optional(Type.String({ maxLength: 128 }))
-})
 
 /** Exchanges the code for a token, then reads the GitHub user. */
 async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
@@ -64,14 +58,7 @@ async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, op
 const routes: FastifyPluginAsyncTypebox<GitHubOAuthOptions> = async (app, opts) => {
   app.get('/github', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
-    schema: { querystring: CallbackQuery }
-  }, async (req, reply) => {
-    const options = await app.loadOptions()
-    if (!options.bool('GitHubOAuthEnabled')) throw fail(OM.notEnabled, { provider: 'GitHub' })
-    const { aff } = await consumeState(app, req, reply, req.query.state)
-    if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
-    const identity = await githubIdentity(req, opts, options, req.query.code)
-    return await finishOAuth(app, req, reply, identity, aff)
-  })
+    schema: { querystring: CodeCallbackQuery }
+  }, codeGrantCallback(app, { name: 'GitHub', enabledOption: 'GitHubOAuthEnabled', identity: async (req, options, code) => await githubIdentity(req, opts, options, code) }))
 }
 export default routes

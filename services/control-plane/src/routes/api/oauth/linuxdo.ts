@@ -1,14 +1,13 @@
 import type { OptionValues } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import Type from 'typebox'
 import { fail } from '../../../lib/errors.js'
 import { OM } from '../../../lib/oauth-messages.js'
 import {
   baseUrl,
-  consumeState,
+  CodeCallbackQuery,
+  codeGrantCallback,
   fetchProviderJson,
-  finishOAuth,
   isRecord,
   type OAuthIdentity,
   optionalString,
@@ -19,11 +18,6 @@ export interface LinuxDOOAuthOptions {
   /** Base of LinuxDO Connect (LINUXDO_OAUTH_URL): token endpoint and user API. */
   oauthUrl: string
 }
-
-const CallbackQuery = Type.Object({
-  code: Type.Optional(Type.String({ maxLength: 512 })),
-  state: Type.Optional(Type.String({ maxLength: 128 }))
-})
 
 /** Exchanges the code for a token, then reads the LinuxDO user. */
 async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
@@ -69,14 +63,7 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
 const routes: FastifyPluginAsyncTypebox<LinuxDOOAuthOptions> = async (app, opts) => {
   app.get('/linuxdo', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
-    schema: { querystring: CallbackQuery }
-  }, async (req, reply) => {
-    const options = await app.loadOptions()
-    if (!options.bool('LinuxDOOAuthEnabled')) throw fail(OM.notEnabled, { provider: 'LinuxDO' })
-    const { aff } = await consumeState(app, req, reply, req.query.state)
-    if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
-    const identity = await linuxdoIdentity(req, opts, options, req.query.code)
-    return await finishOAuth(app, req, reply, identity, aff)
-  })
+    schema: { querystring: CodeCallbackQuery }
+  }, codeGrantCallback(app, { name: 'LinuxDO', enabledOption: 'LinuxDOOAuthEnabled', identity: async (req, options, code) => await linuxdoIdentity(req, opts, options, code) }))
 }
 export default routes
