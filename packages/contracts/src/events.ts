@@ -22,3 +22,8 @@ export type ConfigChange = Static<typeof ConfigChange>
 export function tokenCacheKey (keyHash: string): string {
   return `cache:token:${keyHash}`
 }
+
+/** Redis key marking a console session (by its token id) as logged out until it would expire. */
+export function revokedSessionKey (jti: string): string {
+  return `session:revoked:${jti}`
+}

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie'
 import jwt from '@fastify/jwt'
 import rateLimit from '@fastify/rate-limit'
 import type { GatewayConfig } from '@modelgate/config'
+import { type ConfigChange, configChannel, revokedSessionKey } from '@modelgate/contracts'
 import { findUserById } from '@modelgate/db'
 import type { Endpoint } from '@modelgate/providers'
 import { bullConnection, SecretBox } from '@modelgate/service'
@@ -70,7 +71,10 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     usage,
     db: app.db,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    publishChannelChange: async (id) => { await app.redis.publish(`${config.REDIS_KEY_PREFIX}config:changed`, JSON.stringify({ kind: 'channel', id })) }
+    publishChannelChange: async (id) => {
+      const change: ConfigChange = { kind: 'channel', id }
+      await app.redis.publish(configChannel(config.REDIS_KEY_PREFIX), JSON.stringify(change))
+    }
   }
 
   await app.register(async (api) => {
@@ -139,7 +143,7 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
       pg.post('/pg/chat/completions', async (req, reply) => {
         const claims = await req.jwtVerify<{ uid: number, sv: number, jti: string }>({ onlyCookie: true }).catch(() => undefined)
         const user = claims === undefined ? undefined : await findUserById(app.db, claims.uid)
-        const revoked = claims === undefined ? 0 : await app.redis.exists(`session:revoked:${claims.jti}`)
+        const revoked = claims === undefined ? 0 : await app.redis.exists(revokedSessionKey(claims.jti))
         if (claims === undefined || user === undefined || user.session_version !== claims.sv || revoked === 1 || req.headers['new-api-user'] !== String(user.id)) {
           throw new RelayError(401, 'invalid_request_error', 'not_logged_in', RM.notLoggedIn)
         }

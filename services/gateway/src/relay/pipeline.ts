@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, insertLog, type Kysely, LOG_TYPE, sql } from '@modelgate/db'
+import { type Database, type Kysely, setChannelStatusAutomatically } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import { adaptorFor, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, type Usage } from '@modelgate/providers'
 import type { QuotaStore } from '@modelgate/quota'
@@ -364,18 +364,7 @@ async function pipeStream (
 /** Marks a channel auto-disabled (status 3) with the reason, when its auto_ban and the option allow. */
 async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: string): Promise<void> {
   if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) return
-  const now = Math.floor(Date.now() / 1000)
-  const updated = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('channels')
-      .set({ status: 3, other_info: sql`other_info || ${JSON.stringify({ status_reason: reason, status_time: now })}::jsonb` })
-      .where('id', '=', channel.id).where('status', '=', 1)
-      .returning('name').executeTakeFirst()
-    if (row === undefined) return false
-    await trx.updateTable('abilities').set({ enabled: false }).where('channel_id', '=', channel.id).execute()
-    await insertLog(trx, { type: LOG_TYPE.system, channel_id: channel.id, content: `channel ${row.name} (#${channel.id}) auto-disabled: ${reason}` })
-    return true
-  })
-  if (!updated) return
+  if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: 1, to: 3, reason })) return
   channel.status = 3
   await deps.state.loadRouting()
   await deps.publishChannelChange(channel.id)

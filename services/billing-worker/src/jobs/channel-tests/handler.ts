@@ -1,5 +1,5 @@
 import { type ConfigChange, configChannel, type OptionValues } from '@modelgate/contracts'
-import { type Channel, type Database, insertLog, type Kysely, LOG_TYPE, sql } from '@modelgate/db'
+import { type Channel, type Database, type Kysely, setChannelStatusAutomatically } from '@modelgate/db'
 import { adaptorFor, type ChannelTestResult, testChannel } from '@modelgate/providers'
 import { channelKeys, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { Redis } from 'ioredis'
@@ -17,22 +17,8 @@ export interface ChannelTestDeps {
 export interface ChannelTestsResult { tested: number, disabled: number, enabled: number }
 
 async function setStatus (deps: ChannelTestDeps, channel: Channel, status: 1 | 3, reason: string): Promise<boolean> {
-  const now = Math.floor(Date.now() / 1000)
-  const changed = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('channels')
-      .set({ status, other_info: sql`other_info || ${JSON.stringify({ status_reason: reason, status_time: now })}::jsonb` })
-      // Only from the state we tested: an admin's change in the meantime wins.
-      .where('id', '=', channel.id).where('status', '=', channel.status)
-      .returning('id').executeTakeFirst()
-    if (row === undefined) return false
-    await trx.updateTable('abilities').set({ enabled: status === 1 }).where('channel_id', '=', channel.id).execute()
-    await insertLog(trx, {
-      type: LOG_TYPE.system,
-      channel_id: channel.id,
-      content: `channel ${channel.name} (#${channel.id}) ${status === 1 ? 're-enabled after a passing test' : `auto-disabled: ${reason}`}`
-    })
-    return true
-  })
+  // Only from the state we tested: an admin's change in the meantime wins.
+  const changed = await setChannelStatusAutomatically(deps.db, { id: channel.id, from: channel.status, to: status, reason })
   if (changed) {
     const change: ConfigChange = { kind: 'channel', id: channel.id }
     await deps.redis.publish(configChannel(deps.keyPrefix), JSON.stringify(change))

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
+import { revokedSessionKey } from '@modelgate/contracts'
 import { findUserByAccessTokenHash, findUserById, ROLE, type User } from '@modelgate/db'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -39,7 +40,6 @@ declare module 'fastify' {
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
-const revokedKey = (jti: string) => `session:revoked:${jti}`
 
 export default fp(async (app: FastifyInstance, opts: { ttlHours: number }) => {
   app.decorateRequest('auth', null)
@@ -70,7 +70,7 @@ export default fp(async (app: FastifyInstance, opts: { ttlHours: number }) => {
       } catch {
         throw unauthorized(M.notLoggedIn)
       }
-      const [user, revoked] = await Promise.all([findUserById(app.db, claims.uid), app.redis.exists(revokedKey(claims.jti))])
+      const [user, revoked] = await Promise.all([findUserById(app.db, claims.uid), app.redis.exists(revokedSessionKey(claims.jti))])
       if (user === undefined || revoked === 1 || user.session_version !== claims.sv) throw unauthorized(M.notLoggedIn)
       ctx = { user, via: 'session', session: claims }
     }
@@ -112,7 +112,7 @@ export default fp(async (app: FastifyInstance, opts: { ttlHours: number }) => {
     const claims = req.auth?.session ?? await req.jwtVerify<SessionClaims & { exp?: number }>({ onlyCookie: true }).catch(() => undefined)
     if (claims !== undefined) {
       const ttl = Math.max(1, (claims.exp ?? Math.floor(Date.now() / 1000) + opts.ttlHours * 3600) - Math.floor(Date.now() / 1000))
-      await app.redis.set(revokedKey(claims.jti), '1', 'EX', ttl)
+      await app.redis.set(revokedSessionKey(claims.jti), '1', 'EX', ttl)
     }
     reply.clearCookie(SESSION_COOKIE, { path: '/' })
   })
