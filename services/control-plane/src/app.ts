@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { ControlPlaneConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import { dbPlugin, healthPlugin, redisPlugin, SecretBox } from '@modelgate/service'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
@@ -29,6 +29,11 @@ import emailBindRoutes from './routes/api/oauth/email.js'
 import logRoutes from './routes/api/log/index.js'
 import dataRoutes from './routes/api/data/index.js'
 import usageRoutes from './routes/api/usage/index.js'
+import tokenRoutes from './routes/api/token/index.js'
+import redemptionRoutes from './routes/api/redemption/index.js'
+import channelRoutes from './routes/api/channel/index.js'
+import topupRoutes from './routes/api/user/topup.js'
+import pricingRoutes from './routes/api/pricing/index.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -43,6 +48,13 @@ function webDistDir (config: ControlPlaneConfig): string | undefined {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Seals and opens secrets at rest (token keys, channel keys) under CRYPTO_SECRET. */
+    secrets: SecretBox
+  }
+}
+
 export interface ControlPlaneOptions {
   config: Readonly<ControlPlaneConfig>
 }
@@ -53,6 +65,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
+  app.decorate('secrets', new SecretBox(config.CRYPTO_SECRET))
   await app.register(sessionPlugin, { secret: config.SESSION_SECRET, ttlHours: config.SESSION_TTL_HOURS })
   await app.register(i18nPlugin)
   await app.register(configEventsPlugin, { keyPrefix: config.REDIS_KEY_PREFIX })
@@ -98,6 +111,11 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(emailBindRoutes, { prefix: '/oauth/email' })
     await api.register(logRoutes, { prefix: '/log' })
     await api.register(dataRoutes, { prefix: '/data' })
+    await api.register(tokenRoutes, { prefix: '/token' })
+    await api.register(redemptionRoutes, { prefix: '/redemption' })
+    await api.register(channelRoutes, { prefix: '/channel' })
+    await api.register(topupRoutes, { prefix: '/user' })
+    await api.register(pricingRoutes, { prefix: '/pricing' })
     await api.register(usageRoutes, { prefix: '/usage', redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   }, { prefix: '/api' })
 
