@@ -15,14 +15,14 @@ export function groupRatios (options: OptionValues): Record<string, number> {
 
 /**
  * Groups a user may pick for tokens: UserUsableGroups (group -> description) plus the user's own
- * group, each with its ratio (1 when GroupRatio has none).
+ * group (none for an anonymous caller), each with its ratio (1 when GroupRatio has none).
  */
-export function usableGroups (options: OptionValues, ownGroup: string): Record<string, { desc: string, ratio: number }> {
+export function usableGroups (options: OptionValues, ownGroup: string | undefined): Record<string, { desc: string, ratio: number }> {
   const ratios = groupRatios(options)
   const out: Record<string, { desc: string, ratio: number }> = {}
   for (const [group, desc] of Object.entries(record(options.json('UserUsableGroups')))) {
     out[group] = { desc: typeof desc === 'string' ? desc : group, ratio: ratios[group] ?? 1 }
   }
-  out[ownGroup] ??= { desc: ownGroup, ratio: ratios[ownGroup] ?? 1 }
+  if (ownGroup !== undefined) out[ownGroup] ??= { desc: ownGroup, ratio: ratios[ownGroup] ?? 1 }
   return out
 }
