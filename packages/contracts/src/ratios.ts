@@ -10,6 +10,10 @@ export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
   'gpt-4o-2024-08-06': 1.25,
   'gpt-4o-2024-11-20': 1.25,
   'gpt-4o-mini': 0.075,
+  'gpt-4o-audio-preview': 1.25,
+  'gpt-4o-mini-audio-preview': 0.075,
+  'gpt-4o-realtime-preview': 2.5,
+  'gpt-4o-mini-realtime-preview': 0.3,
   'gpt-4.1': 1,
   'gpt-4.1-mini': 0.2,
   'gpt-4.1-nano': 0.05,
@@ -62,6 +66,7 @@ export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
 
 export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   'gpt-4o': 4, 'gpt-4o-2024-08-06': 4, 'gpt-4o-2024-11-20': 4, 'gpt-4o-mini': 4,
+  'gpt-4o-audio-preview': 4, 'gpt-4o-mini-audio-preview': 4, 'gpt-4o-realtime-preview': 4, 'gpt-4o-mini-realtime-preview': 4,
   'gpt-4.1': 4, 'gpt-4.1-mini': 4, 'gpt-4.1-nano': 4,
   'gpt-4-turbo': 3, 'gpt-4': 2, 'gpt-3.5-turbo': 3, 'gpt-3.5-turbo-0125': 3,
   'o1': 4, 'o1-mini': 4, 'o3': 4, 'o3-mini': 4, 'o4-mini': 4,
@@ -104,4 +109,19 @@ export const DEFAULT_CACHE_RATIO: Readonly<Record<string, number>> = {
   'claude-opus-4-1-20250805': 0.1, 'claude-haiku-4-5-20251001': 0.1,
   'gemini-2.5-flash': 0.25, 'gemini-2.5-pro': 0.25,
   'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1
+}
+
+/**
+ * Audio prompt tokens relative to the model's text prompt tokens (AudioRatio), and audio
+ * completion tokens relative to audio prompt tokens (AudioCompletionRatio). A model without an
+ * entry bills its audio tokens as text tokens.
+ */
+export const DEFAULT_AUDIO_RATIO: Readonly<Record<string, number>> = {
+  'gpt-4o-audio-preview': 16, 'gpt-4o-mini-audio-preview': 66.67,
+  'gpt-4o-realtime-preview': 8, 'gpt-4o-mini-realtime-preview': 16.67
+}
+
+export const DEFAULT_AUDIO_COMPLETION_RATIO: Readonly<Record<string, number>> = {
+  'gpt-4o-audio-preview': 2, 'gpt-4o-mini-audio-preview': 2,
+  'gpt-4o-realtime-preview': 2, 'gpt-4o-mini-realtime-preview': 2
 }

@@ -32,6 +32,9 @@ export const UsageEvent = Type.Object({
   prompt_tokens: Type.Integer({ minimum: 0 }),
   completion_tokens: Type.Integer({ minimum: 0 }),
   cached_tokens: Type.Integer({ minimum: 0 }),
+  /** Audio parts of prompt_tokens and completion_tokens (absent: none). */
+  audio_prompt_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  audio_completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Quota units reserved at admission (to be corrected in Redis). */
   reserved: Type.Integer({ minimum: 0 }),
   /** Quota units actually owed; 0 for a request that failed before any answer. */

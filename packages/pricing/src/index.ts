@@ -12,6 +12,10 @@ export interface PricingTables {
   groupRatio: Readonly<Record<string, number>>
   /** Cached prompt tokens relative to ordinary prompt tokens; 1 when absent. */
   cacheRatio: Readonly<Record<string, number>>
+  /** Audio prompt tokens relative to text prompt tokens; 1 when absent. */
+  audioRatio: Readonly<Record<string, number>>
+  /** Audio completion tokens relative to audio prompt tokens; 1 when absent. */
+  audioCompletionRatio: Readonly<Record<string, number>>
   quotaPerUnit: number
 }
 
@@ -30,13 +34,18 @@ export function pricingTables (options: OptionValues): PricingTables {
     modelPrice: numbers(options.json('ModelPrice')),
     groupRatio: numbers(options.json('GroupRatio')),
     cacheRatio: numbers(options.json('CacheRatio')),
+    audioRatio: numbers(options.json('AudioRatio')),
+    audioCompletionRatio: numbers(options.json('AudioCompletionRatio')),
     quotaPerUnit: options.num('QuotaPerUnit') > 0 ? options.num('QuotaPerUnit') : DEFAULT_QUOTA_PER_UNIT
   }
 }
 
 /** How one request of one model in one group is priced. */
 export type Price =
-  | { kind: 'per_token', modelRatio: number, completionRatio: number, groupRatio: number, cacheRatio: number }
+  | {
+    kind: 'per_token', modelRatio: number, completionRatio: number, groupRatio: number, cacheRatio: number,
+    audioRatio: number, audioCompletionRatio: number
+  }
   | { kind: 'per_call', modelPrice: number, groupRatio: number, quotaPerUnit: number }
 
 /**
@@ -50,28 +59,45 @@ export function priceOf (tables: PricingTables, model: string, group: string): P
   if (modelPrice !== undefined) return { kind: 'per_call', modelPrice, groupRatio, quotaPerUnit: tables.quotaPerUnit }
   const modelRatio = tables.modelRatio[model]
   if (modelRatio === undefined) return undefined
-  return { kind: 'per_token', modelRatio, completionRatio: tables.completionRatio[model] ?? 1, groupRatio, cacheRatio: tables.cacheRatio[model] ?? 1 }
+  return {
+    kind: 'per_token',
+    modelRatio,
+    completionRatio: tables.completionRatio[model] ?? 1,
+    groupRatio,
+    cacheRatio: tables.cacheRatio[model] ?? 1,
+    audioRatio: tables.audioRatio[model] ?? 1,
+    audioCompletionRatio: tables.audioCompletionRatio[model] ?? 1
+  }
 }
 
-/** Token counts of one request. `cachedTokens` is the part of the prompt served from a cache. */
+/**
+ * Token counts of one request. `cachedTokens` and `audioPromptTokens` are parts of the prompt,
+ * `audioCompletionTokens` a part of the completion (as OpenAI reports them).
+ */
 export interface Usage {
   promptTokens: number
   completionTokens: number
   cachedTokens?: number
+  audioPromptTokens?: number
+  audioCompletionTokens?: number
 }
 
 /**
  * Cost in integer quota units. Per token: groupRatio x modelRatio x (prompt + completion x
- * completionRatio), cached prompt tokens at cacheRatio; per call: modelPrice x quotaPerUnit x
- * groupRatio. Rounded to the nearest unit; a request that used tokens of a non-free model costs
- * at least 1.
+ * completionRatio), with cached prompt tokens at cacheRatio, audio prompt tokens at audioRatio
+ * and audio completion tokens at audioRatio x audioCompletionRatio; per call: modelPrice x
+ * quotaPerUnit x groupRatio. Rounded to the nearest unit; a request that used tokens of a
+ * non-free model costs at least 1.
  */
 export function costOf (price: Price, usage: Usage): number {
   if (price.kind === 'per_call') return Math.max(0, Math.round(price.modelPrice * price.quotaPerUnit * price.groupRatio))
   const prompt = Math.max(0, usage.promptTokens)
   const cached = Math.min(prompt, Math.max(0, usage.cachedTokens ?? 0))
+  const audioIn = Math.min(prompt - cached, Math.max(0, usage.audioPromptTokens ?? 0))
   const completion = Math.max(0, usage.completionTokens)
-  const weighted = (prompt - cached) + cached * price.cacheRatio + completion * price.completionRatio
+  const audioOut = Math.min(completion, Math.max(0, usage.audioCompletionTokens ?? 0))
+  const weighted = (prompt - cached - audioIn) + cached * price.cacheRatio + audioIn * price.audioRatio +
+    (completion - audioOut) * price.completionRatio + audioOut * price.audioRatio * price.audioCompletionRatio
   const exact = weighted * price.modelRatio * price.groupRatio
   const rounded = Math.round(exact)
   return rounded === 0 && exact > 0 ? 1 : rounded
@@ -81,7 +107,15 @@ export function costOf (price: Price, usage: Usage): number {
 export function priceDetails (price: Price): Record<string, number> {
   return price.kind === 'per_call'
     ? { model_price: price.modelPrice, group_ratio: price.groupRatio, model_ratio: 0, completion_ratio: 0 }
-    : { model_ratio: price.modelRatio, completion_ratio: price.completionRatio, group_ratio: price.groupRatio, model_price: -1, cache_ratio: price.cacheRatio }
+    : {
+        model_ratio: price.modelRatio,
+        completion_ratio: price.completionRatio,
+        group_ratio: price.groupRatio,
+        model_price: -1,
+        cache_ratio: price.cacheRatio,
+        audio_ratio: price.audioRatio,
+        audio_completion_ratio: price.audioCompletionRatio
+      }
 }
 
 /** Dollars per 1M tokens shown on the pricing page: ratio x 2 x group ratio (SPEC.md section 9). */

@@ -72,6 +72,10 @@ export interface Usage {
   completionTokens: number
   /** Prompt tokens served from the provider's cache (a part of promptTokens, never extra). */
   cachedTokens?: number
+  /** Audio input tokens (a part of promptTokens), billed at the model's audio ratio. */
+  audioPromptTokens?: number
+  /** Audio output tokens (a part of completionTokens). */
+  audioCompletionTokens?: number
 }
 
 /** A complete (non-streamed) upstream answer, converted for the client. */

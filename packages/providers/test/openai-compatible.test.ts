@@ -175,3 +175,15 @@ t.test('openAIErrorBody writes the OpenAI error envelope', async (t) => {
   })
   t.same(JSON.parse(openAIErrorBody('busy', 'server_error')), { error: { message: 'busy', type: 'server_error', param: null, code: null } })
 })
+
+t.test('audio token details are read from chat and realtime usage', async (t) => {
+  const { readUsage } = await import('../src/openai-compatible/usage.js')
+  t.same(readUsage({
+    prompt_tokens: 120, completion_tokens: 80, total_tokens: 200,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 100 },
+    completion_tokens_details: { audio_tokens: 60, reasoning_tokens: 0 }
+  }), { promptTokens: 120, completionTokens: 80, cachedTokens: 0, audioPromptTokens: 100, audioCompletionTokens: 60 })
+  t.same(readUsage({ input_tokens: 50, output_tokens: 30, input_token_details: { audio_tokens: 40 }, output_token_details: { audio_tokens: 500 } }),
+    { promptTokens: 50, completionTokens: 30, audioPromptTokens: 40, audioCompletionTokens: 30 }, 'audio counts never exceed their totals')
+  t.same(readUsage({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: { audio_tokens: 0 } }), { promptTokens: 5, completionTokens: 1 }, 'zero audio adds nothing')
+})

@@ -61,6 +61,23 @@ t.test('an event settles once, however often it is delivered', async (t) => {
   t.equal(await s.quota.balance('token', s.token.id), token.remain_quota)
 })
 
+t.test('an event with audio tokens records the text and audio split in the log', async (t) => {
+  const s = await setup(t)
+  const e = event({
+    user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, prompt_tokens: 1000, completion_tokens: 300,
+    audio_prompt_tokens: 400, audio_completion_tokens: 200, quota: 18_000,
+    price: { model_ratio: 1.25, completion_ratio: 4, group_ratio: 1, model_price: -1, audio_ratio: 16, audio_completion_ratio: 2 }
+  })
+  await run({ id: e.request_id, data: e }, s.deps)
+  const log = await s.db.selectFrom('logs').select(['quota', 'other']).executeTakeFirstOrThrow()
+  t.equal(log.quota, 18_000)
+  t.match(log.other, { audio_ratio: 16, audio_completion_ratio: 2, audio: true, text_input: 600, text_output: 100, audio_input: 400, audio_output: 200 })
+  const plain = event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id })
+  await run({ id: plain.request_id, data: plain }, s.deps)
+  const other = (await s.db.selectFrom('logs').select('other').where('request_id', '=', plain.request_id).executeTakeFirstOrThrow()).other
+  t.notOk('audio' in (other as Record<string, unknown>), 'requests without audio carry no audio fields')
+})
+
 t.test('a failed request bills nothing and an error log explains it; logs can be switched off', async (t) => {
   const s = await setup(t)
   await run({ id: '1', data: event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, outcome: 'failed', quota: 0, prompt_tokens: 0, completion_tokens: 0, error: { status: 502, message: 'all upstreams failed' } }) }, s.deps)

@@ -114,6 +114,8 @@ export interface UpstreamBehaviour {
   chunkDelayMs?: number
   /** Send no usage chunk at the end of a stream. */
   noUsage?: boolean
+  /** The `usage` object of non-streamed chat answers, replacing the default one. */
+  usage?: Record<string, unknown>
   /** Cut the stream after this many chunks, without [DONE]. */
   dieAfter?: number
 }
@@ -180,7 +182,7 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
     const send = (obj: unknown) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)) }
     switch (path) {
       case '/v1/chat/completions':
-        send({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there!' }, finish_reason: 'stop' }], ...(b.noUsage === true ? {} : { usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }) })
+        send({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there!' }, finish_reason: 'stop' }], ...(b.noUsage === true ? {} : { usage: b.usage ?? { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 } }) })
         return
       case '/v1/embeddings': {
         const vector = [0.1, 0.2, 0.3]

@@ -332,6 +332,29 @@ t.test('a streamed Responses API call reaches the OpenAI client with its usage b
   t.match(await usageEvents(app), [{ is_stream: true, outcome: 'success', prompt_tokens: 7, completion_tokens: 2, cached_tokens: 3, usage_source: 'upstream' }])
 })
 
+t.test('audio tokens are billed at the model\'s audio ratios and recorded for the log', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t, {
+    usage: {
+      prompt_tokens: 1000, completion_tokens: 300, total_tokens: 1300,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 400 },
+      completion_tokens_details: { audio_tokens: 200 }
+    }
+  })
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-audio-preview'] })
+  await reload(app)
+  const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
+  await client.chat.completions.create({ model: 'gpt-4o-audio-preview', messages: [{ role: 'user', content: 'say hi' }] })
+  // Default prices: ratio 1.25, completion 4, audio 16 (input), audio completion 2 (output vs audio input).
+  const expected = Math.round(1.25 * (600 + 400 * 16 + 100 * 4 + 200 * 16 * 2))
+  t.match(await usageEvents(app), [{
+    prompt_tokens: 1000, completion_tokens: 300, audio_prompt_tokens: 400, audio_completion_tokens: 200, quota: expected,
+    price: { model_ratio: 1.25, completion_ratio: 4, audio_ratio: 16, audio_completion_ratio: 2 }
+  }])
+})
+
 t.test('sensitive words, the per-IP limit and an unreachable quota store are refused in OpenAI\'s format', async (t) => {
   const { app, url } = await buildGateway(t, { RELAY_RATE_LIMIT_PER_MINUTE: '5' })
   const upstream = await fakeOpenAI(t)

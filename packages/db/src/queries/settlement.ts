@@ -22,6 +22,8 @@ export interface SettlementInput {
   prompt_tokens: number
   completion_tokens: number
   cached_tokens: number
+  audio_prompt_tokens?: number
+  audio_completion_tokens?: number
   quota: number
   outcome: 'success' | 'failed' | 'aborted'
   usage_source: string
@@ -82,6 +84,14 @@ export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opt
   })
 }
 
+/** How the tokens divide into text and audio, for requests that had audio (SPEC.md section 3). */
+function audioSplit (e: SettlementInput): Record<string, number | boolean> {
+  const audioIn = e.audio_prompt_tokens ?? 0
+  const audioOut = e.audio_completion_tokens ?? 0
+  if (audioIn + audioOut === 0) return {}
+  return { audio: true, text_input: e.prompt_tokens - audioIn, text_output: e.completion_tokens - audioOut, audio_input: audioIn, audio_output: audioOut }
+}
+
 /** The log row of one settled event (SPEC.md section 3, `other` with ratios and admin_info). */
 function logRow (e: SettlementInput): NewLog {
   const served = e.outcome !== 'failed'
@@ -107,6 +117,7 @@ function logRow (e: SettlementInput): NewLog {
       ...e.price,
       frt: e.first_response_ms,
       cached_tokens: e.cached_tokens,
+      ...audioSplit(e),
       upstream_model: e.upstream_model,
       usage_source: e.usage_source,
       outcome: e.outcome,

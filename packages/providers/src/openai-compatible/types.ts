@@ -42,7 +42,8 @@ export interface WireUsage {
   prompt_tokens?: number
   completion_tokens?: number
   total_tokens?: number
-  prompt_tokens_details?: { cached_tokens?: number }
+  prompt_tokens_details?: { cached_tokens?: number, audio_tokens?: number }
+  completion_tokens_details?: { audio_tokens?: number, reasoning_tokens?: number }
   input_tokens?: number
   output_tokens?: number
   input_tokens_details?: { cached_tokens?: number }

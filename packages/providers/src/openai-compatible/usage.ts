@@ -23,6 +23,11 @@ export function readUsage (value: unknown): Usage | undefined {
     num(at(value, 'input_tokens_details', 'cached_tokens')) ??
     num(value.prompt_cache_hit_tokens)
   if (cached !== undefined) usage.cachedTokens = Math.min(cached, prompt)
+  // Chat names the details prompt/completion_tokens_details; the realtime API input/output_token_details.
+  const audioIn = num(at(value, 'prompt_tokens_details', 'audio_tokens')) ?? num(at(value, 'input_token_details', 'audio_tokens'))
+  const audioOut = num(at(value, 'completion_tokens_details', 'audio_tokens')) ?? num(at(value, 'output_token_details', 'audio_tokens'))
+  if (audioIn !== undefined && audioIn > 0) usage.audioPromptTokens = Math.min(audioIn, prompt)
+  if (audioOut !== undefined && audioOut > 0) usage.audioCompletionTokens = Math.min(audioOut, usage.completionTokens)
   return usage
 }
 

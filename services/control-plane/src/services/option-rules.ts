@@ -107,6 +107,8 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   CompletionRatio: ratioMap,
   ModelPrice: ratioMap,
   CacheRatio: ratioMap,
+  AudioRatio: ratioMap,
+  AudioCompletionRatio: ratioMap,
   UserUsableGroups: stringMap,
   Chats: jsonArray,
   EmailDomainWhitelist: domainList

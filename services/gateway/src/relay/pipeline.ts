@@ -151,6 +151,9 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       prompt_tokens: billable ? usage.promptTokens : 0,
       completion_tokens: billable ? usage.completionTokens : 0,
       cached_tokens: billable ? usage.cachedTokens ?? 0 : 0,
+      ...(billable && (usage.audioPromptTokens ?? 0) + (usage.audioCompletionTokens ?? 0) > 0
+        ? { audio_prompt_tokens: usage.audioPromptTokens ?? 0, audio_completion_tokens: usage.audioCompletionTokens ?? 0 }
+        : {}),
       reserved,
       quota,
       outcome: outcome.answered ? 'success' : outcome.aborted ? 'aborted' : 'failed',
