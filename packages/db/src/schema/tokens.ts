@@ -5,7 +5,7 @@ export interface TokensTable {
   id: Generated<number>
   user_id: number
   name: Generated<string>
-  /** SHA-256 hex of the full key. */
+  /** SHA-256 hex of the key without its `sk-` prefix (tokenKeyHash). */
   key_hash: string
   /** AES-256-GCM ciphertext of the key under CRYPTO_SECRET. */
   key_encrypted: string
