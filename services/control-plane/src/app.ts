@@ -19,7 +19,7 @@ import groupRoutes from './routes/api/group/index.js'
 import modelsRoutes from './routes/api/models/index.js'
 import optionRoutes from './routes/api/option/index.js'
 import oauthRoutes from './routes/api/oauth/index.js'
-import statusRoutes from './routes/api/status/index.js'
+import statusRoutes, { contentRoutes } from './routes/api/status/index.js'
 import userAdminRoutes from './routes/api/user/admin.js'
 import userSelfRoutes from './routes/api/user/self.js'
 import userSessionRoutes from './routes/api/user/session.js'
@@ -99,6 +99,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
       return await reply.code(status).send({ success: false, message: status === 429 ? req.t(M.tooManyRequests) : err.message })
     })
     await api.register(statusRoutes, { prefix: '/status', version, startTime })
+    await api.register(contentRoutes)
     await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(userSelfRoutes, { prefix: '/user' })
     await api.register(userAdminRoutes, { prefix: '/user' })

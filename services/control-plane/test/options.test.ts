@@ -61,6 +61,13 @@ t.test('option values are validated and normalised', async (t) => {
   const status = (await app.inject('/api/status')).json().data
   t.equal(status.server_address, 'https://gw.example.com', '/api/status reflects the options')
   t.equal(status.register_enabled, false)
+
+  // The content pages are public and follow their options.
+  t.equal((await put('Notice', '**Maintenance** tonight')).success, true)
+  t.equal((await put('About', 'https://about.example.com')).success, true)
+  t.same((await app.inject('/api/notice')).json(), { success: true, message: '', data: '**Maintenance** tonight' })
+  t.equal((await app.inject('/api/about')).json().data, 'https://about.example.com')
+  t.equal((await app.inject('/api/home_page_content')).json().data, '')
 })
 
 t.test('restoring model ratios brings back the defaults', async (t) => {

@@ -52,3 +52,11 @@ export default async function statusRoutes (app: FastifyInstance, opts: { versio
     data: statusFromOptions(await app.loadOptions(), opts)
   }))
 }
+
+/** Public content pages the super admin writes (Markdown, HTML or a URL to embed). */
+export async function contentRoutes (app: FastifyInstance) {
+  const pages = { '/notice': 'Notice', '/about': 'About', '/home_page_content': 'HomePageContent' } as const
+  for (const [url, key] of Object.entries(pages)) {
+    app.get(url, { config: { auth: 'public' } }, async () => ({ success: true, message: '', data: (await app.loadOptions()).str(key) }))
+  }
+}
