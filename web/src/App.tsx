@@ -1,35 +1,52 @@
+import CircularProgress from '@mui/material/CircularProgress'
 import CssBaseline from '@mui/material/CssBaseline'
 import { ThemeProvider } from '@mui/material/styles'
-import { useMemo, useState } from 'react'
+import useMediaQuery from '@mui/material/useMediaQuery'
+import { Suspense, useMemo } from 'react'
 import { BrowserRouter, Route, Routes } from 'react-router-dom'
-import { useStatus } from './api/useStatus'
+import { StatusContext, useStatusLoader } from './api/useStatus'
+import { AuthProvider } from './auth/AuthContext'
+import { RequireAuth } from './auth/RequireAuth'
+import { NotifyProvider } from './components/Notify'
 import { AppLayout } from './layout/AppLayout'
-import { HomePage } from './resources/home/HomePage'
+import { usePersistentState } from './lib/usePersistentState'
 import { NotFoundPage } from './resources/home/NotFoundPage'
-import { buildTheme } from './theme'
-
-const THEME_KEY = 'theme-mode'
+import { ROUTES } from './routes'
+import { buildTheme, type ThemeChoice } from './theme'
 
 export function App () {
-  const { status, error } = useStatus()
-  const [mode, setMode] = useState<'light' | 'dark'>(() => localStorage.getItem(THEME_KEY) === 'dark' ? 'dark' : 'light')
+  const statusState = useStatusLoader()
+  const [choice, setChoice] = usePersistentState<ThemeChoice>('theme-mode', 'system')
+  const prefersDark = useMediaQuery('(prefers-color-scheme: dark)')
+  const mode = choice === 'system' ? (prefersDark ? 'dark' : 'light') : choice
   const theme = useMemo(() => buildTheme(mode), [mode])
-  const toggle = () => {
-    const next = mode === 'dark' ? 'light' : 'dark'
-    localStorage.setItem(THEME_KEY, next)
-    setMode(next)
-  }
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />
-      <BrowserRouter>
-        <Routes>
-          <Route element={<AppLayout status={status} mode={mode} onToggleMode={toggle} />}>
-            <Route index element={<HomePage status={status} error={error} />} />
-            <Route path='*' element={<NotFoundPage />} />
-          </Route>
-        </Routes>
-      </BrowserRouter>
+      <StatusContext.Provider value={statusState}>
+        <BrowserRouter>
+          <NotifyProvider>
+            <AuthProvider>
+              <Routes>
+                <Route element={<AppLayout themeChoice={choice} onThemeChoice={setChoice} />}>
+                  {ROUTES.map(({ path, role, page: Page }) => (
+                    <Route
+                      key={path}
+                      path={path}
+                      element={
+                        <Suspense fallback={<CircularProgress sx={{ m: 4 }} />}>
+                          {role === 0 ? <Page /> : <RequireAuth role={role}><Page /></RequireAuth>}
+                        </Suspense>
+                      }
+                    />
+                  ))}
+                  <Route path='*' element={<NotFoundPage />} />
+                </Route>
+              </Routes>
+            </AuthProvider>
+          </NotifyProvider>
+        </BrowserRouter>
+      </StatusContext.Provider>
     </ThemeProvider>
   )
 }

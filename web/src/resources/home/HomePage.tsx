@@ -1,16 +1,49 @@
-import type { StatusData } from '@modelgate/contracts'
 import Alert from '@mui/material/Alert'
+import Box from '@mui/material/Box'
+import Paper from '@mui/material/Paper'
 import Typography from '@mui/material/Typography'
+import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { get } from '../../api/client'
+import { useStatus } from '../../api/useStatus'
+import { Html, isUrl } from '../../components/Html'
 
-export function HomePage ({ status, error }: { status: StatusData | undefined, error: boolean }) {
+/** Reads a public content option (`/api/notice`, `/api/home_page_content`, `/api/about`); '' on failure. */
+export function useContent (path: string): string | undefined {
+  const [text, setText] = useState<string | undefined>()
+  useEffect(() => {
+    let live = true
+    get<string>(path).then((t) => { if (live) setText(t) }, () => { if (live) setText('') })
+    return () => { live = false }
+  }, [path])
+  return text
+}
+
+/** HomePageContent as Markdown/HTML, or a frame when it is a URL; the Notice above it. */
+export default function HomePage () {
   const { t } = useTranslation()
+  const { status, error } = useStatus()
+  const notice = useContent('/api/notice')
+  const content = useContent('/api/home_page_content')
   const address = status?.server_address !== undefined && status.server_address !== '' ? status.server_address : window.location.origin
   return (
     <>
       {error && <Alert severity='error' sx={{ mb: 2 }}>{t('status.unreachable')}</Alert>}
-      <Typography variant='h4' component='h1' gutterBottom>{t('home.title')}</Typography>
-      <Typography color='text.secondary'>{t('home.subtitle', { address: `${address}/v1` })}</Typography>
+      {notice !== undefined && notice !== '' && (
+        <Alert severity='info' sx={{ mb: 2 }} data-testid='notice'><Html html={notice} markdown /></Alert>
+      )}
+      {content === undefined
+        ? null
+        : content === ''
+          ? (
+            <Paper sx={{ p: { xs: 2, sm: 4 } }}>
+              <Typography variant='h4' component='h1' gutterBottom>{t('home.title')}</Typography>
+              <Typography color='text.secondary'>{t('home.subtitle', { address: `${address}/v1` })}</Typography>
+            </Paper>
+            )
+          : isUrl(content)
+            ? <Box component='iframe' src={content.trim()} title='home' sx={{ width: '100%', height: '80vh', border: 0 }} />
+            : <Html html={content} markdown data-testid='home-content' />}
     </>
   )
 }

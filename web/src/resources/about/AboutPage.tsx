@@ -1,0 +1,23 @@
+import Box from '@mui/material/Box'
+import Paper from '@mui/material/Paper'
+import Typography from '@mui/material/Typography'
+import { useTranslation } from 'react-i18next'
+import { Html, isUrl } from '../../components/Html'
+import { useContent } from '../home/HomePage'
+
+/** The About option as Markdown/HTML, or a frame when it is a URL. */
+export default function AboutPage () {
+  const { t } = useTranslation()
+  const about = useContent('/api/about')
+  if (about === undefined) return null
+  if (about === '') {
+    return (
+      <Paper sx={{ p: 3 }}>
+        <Typography variant='h5' component='h1' gutterBottom>{t('about.title')}</Typography>
+        <Typography color='text.secondary'>{t('about.empty')}</Typography>
+      </Paper>
+    )
+  }
+  if (isUrl(about)) return <Box component='iframe' src={about.trim()} title='about' sx={{ width: '100%', height: '80vh', border: 0 }} />
+  return <Html html={about} markdown data-testid='about-content' />
+}

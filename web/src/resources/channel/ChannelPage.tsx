@@ -1,0 +1,1 @@
+export default function ChannelPage () { return null }

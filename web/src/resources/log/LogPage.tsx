@@ -1,0 +1,1 @@
+export default function LogPage () { return null }

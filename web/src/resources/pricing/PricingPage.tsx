@@ -1,0 +1,1 @@
+export default function PricingPage () { return null }
