@@ -34,6 +34,7 @@ import redemptionRoutes from './routes/api/redemption/index.js'
 import channelRoutes from './routes/api/channel/index.js'
 import topupRoutes from './routes/api/user/topup.js'
 import pricingRoutes from './routes/api/pricing/index.js'
+import { midjourneyRoutes, taskRoutes } from './routes/api/task/index.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -117,6 +118,8 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(channelRoutes, { prefix: '/channel' })
     await api.register(topupRoutes, { prefix: '/user' })
     await api.register(pricingRoutes, { prefix: '/pricing' })
+    await api.register(midjourneyRoutes, { prefix: '/mj' })
+    await api.register(taskRoutes, { prefix: '/task' })
     await api.register(usageRoutes, { prefix: '/usage', redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   }, { prefix: '/api' })
 

@@ -12,6 +12,7 @@ export interface MidjourneysTable {
   prompt_en: Generated<string>
   description: Generated<string>
   state: Generated<string>
+  /** Unix seconds, like start_time and finish_time. */
   submit_time: Generated<number>
   start_time: Generated<number>
   finish_time: Generated<number>

@@ -12,6 +12,7 @@ export interface TasksTable {
   /** NOT_START, SUBMITTED, QUEUED, IN_PROGRESS, SUCCESS, FAILURE, UNKNOWN; empty while submitting. */
   status: Generated<string>
   fail_reason: Generated<string>
+  /** Unix seconds, like start_time and finish_time. */
   submit_time: Generated<number>
   start_time: Generated<number>
   finish_time: Generated<number>
