@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify'
 
 /** Builds the public status object from options (SPEC.md section 3, "status object"). */
 export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData {
-  const online = o.str('PayAddress') !== '' && o.str('EpayId') !== '' && o.str('EpayKey') !== ''
+  // The payment callback and return URL are built from ServerAddress, so it is required too.
+  const online = o.str('PayAddress') !== '' && o.str('EpayId') !== '' && o.str('EpayKey') !== '' && o.str('ServerAddress') !== ''
   return {
     version: meta.version,
     start_time: meta.startTime,
