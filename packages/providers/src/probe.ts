@@ -9,41 +9,103 @@ export interface ChannelTestResult {
   message: string
 }
 
-async function call (up: UpstreamRequest, timeoutMs: number): Promise<{ status: number, contentType: string, body: Buffer }> {
+/** Largest test answer read: a 16-token completion is a few kilobytes. */
+const TEST_ANSWER_MAX_BYTES = 1024 * 1024
+/** Largest model list read: the biggest real catalogues are a few hundred kilobytes. */
+const MODEL_LIST_MAX_BYTES = 4 * 1024 * 1024
+
+/** The upstream's answer went past the byte cap; it was not read further. */
+class AnswerTooLarge extends Error {
+  constructor (maxBytes: number) {
+    super(`the upstream answer exceeds ${maxBytes / (1024 * 1024)} MiB`)
+    this.name = 'AnswerTooLarge'
+  }
+}
+
+/**
+ * Reads the body as a stream and aborts the request as soon as it passes `maxBytes`, so a
+ * misconfigured or hostile upstream cannot make us buffer an unbounded answer.
+ */
+async function readCapped (res: Response, maxBytes: number, abort: AbortController): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? '')
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    abort.abort()
+    throw new AnswerTooLarge(maxBytes)
+  }
+  if (res.body === null) return Buffer.alloc(0)
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      abort.abort()
+      await reader.cancel().catch(() => {})
+      throw new AnswerTooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
+}
+
+async function call (up: UpstreamRequest, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
+  const abort = new AbortController()
+  // The timeout covers reading the body too, not only the headers.
   const res = await fetch(up.url, {
     method: up.method,
     headers: up.headers,
     body: up.body === undefined ? undefined : typeof up.body === 'string' ? up.body : new Uint8Array(up.body),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
     redirect: 'manual'
   })
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) }
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await readCapped(res, maxBytes, abort) }
+}
+
+/** A failure of `call` as a message safe to show an admin (never the key). */
+function failureMessage (err: unknown, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: unknown, message?: unknown } }
+  if (e.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
+  // fetch reports connection errors as a TypeError ("fetch failed") with the system error as the cause.
+  if (e.name !== 'TypeError') return e.message
+  const detail = [e.cause?.code, e.cause?.message].find((d) => typeof d === 'string' && d !== '')
+  return `request failed: ${e.message}${detail === undefined ? '' : ` (${String(detail)})`}`
 }
 
 /**
  * Sends the adaptor's test request for `model` and times it. Used by the control plane's channel
- * test and by the billing worker's periodic tests.
+ * test and by the billing worker's periodic tests. Answers past 1 MiB
+ * fail the test.
  */
 export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelConfig, model: string, timeoutMs = 30_000): Promise<ChannelTestResult> {
   const started = Date.now()
-  const req = adaptor.testRequest(channel, model)
   try {
-    const res = await call(adaptor.buildRequest(channel, req), timeoutMs)
+    const req = adaptor.testRequest(channel, model)
+    const res = await call(adaptor.buildRequest(channel, req), timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) return { ok: false, ms, message: adaptor.classifyFailure(res.status, res.body.toString('utf8')).message }
     adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
     return { ok: true, ms, message: '' }
   } catch (err) {
-    const e = err as Error
-    return { ok: false, ms: Date.now() - started, message: e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `request failed: ${e.message}` }
+    return { ok: false, ms: Date.now() - started, message: failureMessage(err, timeoutMs) }
   }
 }
 
-/** The upstream's model list (`GET /api/channel/fetch_models`); undefined when the type has none. */
+/**
+ * The upstream's model list (`GET /api/channel/fetch_models`); undefined when the type has none.
+ * Throws with a message safe to show an admin when the upstream fails, is too slow, or answers
+ * more than 4 MiB.
+ */
 export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelConfig, timeoutMs = 30_000): Promise<string[] | undefined> {
   const up = adaptor.listModelsRequest(channel)
   if (up === undefined) return undefined
-  const res = await call(up, timeoutMs)
+  let res: { status: number, contentType: string, body: Buffer }
+  try {
+    res = await call(up, timeoutMs, MODEL_LIST_MAX_BYTES)
+  } catch (err) {
+    throw new Error(failureMessage(err, timeoutMs), { cause: err })
+  }
   if (res.status < 200 || res.status >= 300) throw new Error(adaptor.classifyFailure(res.status, res.body.toString('utf8')).message)
   return adaptor.parseModels(res.body.toString('utf8'))
 }

@@ -1,4 +1,160 @@
+import {
+  ApiEnvelope,
+  ChannelCountResponse,
+  ChannelCreateBody,
+  ChannelCreateResponse,
+  ChannelDetailResponse,
+  ChannelListQuery,
+  ChannelModelsResponse,
+  ChannelPageResponse,
+  ChannelResponse,
+  ChannelSearchQuery,
+  ChannelTagBody,
+  ChannelTagStatusBody,
+  ChannelTestResponse,
+  ChannelUpdateBody,
+  FetchModelsBody,
+  FetchModelsResponse
+} from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import Type from 'typebox'
+import { fail, ok } from '../../../lib/errors.js'
+import { CM } from '../../../lib/channel-messages.js'
+import {
+  ChannelTestAll,
+  createChannels,
+  editTag,
+  fetchSavedChannelModels,
+  fetchUnsavedModels,
+  fixAbilities,
+  getChannelDetail,
+  knownModels,
+  listChannelPage,
+  removeChannel,
+  removeDisabledChannels,
+  setTagStatus,
+  testChannelNow,
+  updateChannelFields
+} from '../../../services/channels.js'
 
-const routes: FastifyPluginAsyncTypebox = async () => {}
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+
+/** Channel administration (SPEC.md section 7, "Channels"); admins only. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const testAll = new ChannelTestAll(app)
+  app.addHook('onClose', async () => { await testAll.close() })
+
+  app.get('/', {
+    config: { auth: 'admin' },
+    schema: { querystring: ChannelListQuery, response: { 200: ChannelPageResponse } }
+  }, async (req) => ok(await listChannelPage(app, req.query)))
+
+  app.get('/search', {
+    config: { auth: 'admin' },
+    schema: { querystring: ChannelSearchQuery, response: { 200: ChannelPageResponse } }
+  }, async (req) => ok(await listChannelPage(app, req.query)))
+
+  app.get('/models', {
+    config: { auth: 'admin' },
+    schema: { response: { 200: ChannelModelsResponse } }
+  }, async () => ok(await knownModels(app)))
+
+  app.get('/test', {
+    config: { auth: 'admin' },
+    schema: { response: { 200: ApiEnvelope(Type.Null()) } }
+  }, async (req) => {
+    if (!await testAll.start()) throw fail(CM.testAlreadyRunning)
+    return ok(null, req.t(CM.testAllStarted))
+  })
+
+  app.get('/test/:id', {
+    config: { auth: 'admin' },
+    schema: {
+      params: IdParams,
+      querystring: Type.Object({ model: Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: { 200: ChannelTestResponse }
+    }
+  }, async (req) => {
+    const answer = await testChannelNow(app, req.params.id, req.query.model)
+    return { success: answer.success, message: req.t(answer.msg, answer.vars), time: answer.time }
+  })
+
+  app.get('/fetch_models/:id', {
+    config: { auth: 'admin' },
+    schema: { params: IdParams, response: { 200: FetchModelsResponse } }
+  }, async (req) => ok(await fetchSavedChannelModels(app, req.params.id)))
+
+  app.post('/fetch_models', {
+    config: { auth: 'admin' },
+    schema: { body: FetchModelsBody, response: { 200: FetchModelsResponse } }
+  }, async (req) => ok(await fetchUnsavedModels(req.body)))
+
+  app.get('/:id', {
+    config: { auth: 'admin' },
+    schema: { params: IdParams, response: { 200: ChannelDetailResponse } }
+  }, async (req, reply) => {
+    const detail = await getChannelDetail(app, req.params.id)
+    // The answer carries the upstream key: keep it out of every cache.
+    reply.header('cache-control', 'no-store')
+    return ok(detail)
+  })
+
+  app.post('/', {
+    config: { auth: 'admin' },
+    schema: { body: ChannelCreateBody, response: { 200: ChannelCreateResponse } }
+  }, async (req) => {
+    const created = await createChannels(app, req.body)
+    return ok(created, created.length === 1 ? req.t(CM.channelCreated) : req.t(CM.channelsCreated, { n: created.length }))
+  })
+
+  app.put('/', {
+    config: { auth: 'admin' },
+    schema: { body: ChannelUpdateBody, response: { 200: ChannelResponse } }
+  }, async (req) => ok(await updateChannelFields(app, req.auth!.user.username, req.body), req.t(CM.channelUpdated)))
+
+  app.delete('/disabled', {
+    config: { auth: 'admin' },
+    schema: { response: { 200: ChannelCountResponse } }
+  }, async (req) => {
+    const n = await removeDisabledChannels(app)
+    return ok(n, req.t(CM.disabledDeleted, { n }))
+  })
+
+  app.post('/fix', {
+    config: { auth: 'admin' },
+    schema: { response: { 200: ChannelCountResponse } }
+  }, async (req) => {
+    const n = await fixAbilities(app)
+    return ok(n, req.t(CM.abilitiesFixed, { n }))
+  })
+
+  app.put('/tag', {
+    config: { auth: 'admin' },
+    schema: { body: ChannelTagBody, response: { 200: ChannelCountResponse } }
+  }, async (req) => {
+    const n = await editTag(app, req.body)
+    return ok(n, req.t(CM.tagUpdated, { n }))
+  })
+
+  for (const [path, status] of [['/tag/enabled', 1], ['/tag/disabled', 2]] as const) {
+    app.post(path, {
+      config: { auth: 'admin' },
+      schema: { body: ChannelTagStatusBody, response: { 200: ChannelCountResponse } }
+    }, async (req) => {
+      const n = await setTagStatus(app, req.auth!.user.username, req.body.tag, status)
+      return ok(n, req.t(CM.tagUpdated, { n }))
+    })
+  }
+
+  // The console calls DELETE /api/channel/{id}/; both spellings are routes so each declares its access.
+  for (const url of ['/:id/', '/:id']) {
+    app.delete(url, {
+      config: { auth: 'admin' },
+      schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
+    }, async (req) => {
+      await removeChannel(app, req.params.id)
+      return ok(null, req.t(CM.channelDeleted))
+    })
+  }
+}
 export default routes
