@@ -27,13 +27,14 @@ let nextId = 1
 
 export function NotifyProvider ({ children }: { children: ReactNode }) {
   const { t } = useTranslation()
-  const [toasts, setToasts] = useState<Toast[]>([])
+  // The newest message replaces the one showing: a queue would keep users waiting on stale news.
+  const [current, setCurrent] = useState<Toast | undefined>()
   const [manualCopy, setManualCopy] = useState<string | undefined>()
   const push = useCallback((severity: Severity, text: string) => {
     if (text === '') return
-    setToasts((list) => [...list.slice(-3), { id: nextId++, severity, text }])
+    setCurrent({ id: nextId++, severity, text })
   }, [])
-  const remove = (id: number) => { setToasts((list) => list.filter((x) => x.id !== id)) }
+  const remove = (id: number) => { setCurrent((c) => c?.id === id ? undefined : c) }
   const notifier = useMemo<Notifier>(() => ({
     success: (text) => { push('success', text) },
     info: (text) => { push('info', text) },
@@ -50,7 +51,6 @@ export function NotifyProvider ({ children }: { children: ReactNode }) {
       }
     }
   }), [push, t])
-  const current = toasts[0]
   return (
     <NotifyContext.Provider value={notifier}>
       {children}
