@@ -1,4 +1,9 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import billingWorker from '@modelgate/billing-worker'
 import { loadBillingWorkerConfig, loadControlPlaneConfig, loadGatewayConfig } from '@modelgate/config'
 import controlPlane from '@modelgate/control-plane'
@@ -24,11 +29,35 @@ async function listen (app: FastifyInstance): Promise<string> {
 }
 
 /**
+ * A private copy of the built console. A build of web/ replaces web/dist while tests run (while
+ * developing), and the control plane lists the files it serves once, at start: a copy keeps every
+ * chunk the pages ask for. A copy taken halfway through a build misses files and is taken again.
+ */
+async function consoleSnapshot (t: Test): Promise<string> {
+  const src = join(dirname(createRequire(import.meta.url).resolve('@modelgate/web/package.json')), 'dist')
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const dir = mkdtempSync(join(tmpdir(), 'console-'))
+    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+    try {
+      cpSync(src, dir, { recursive: true })
+      const assets = readdirSync(join(dir, 'assets'))
+      const texts = [readFileSync(join(dir, 'index.html'), 'utf8'), ...assets.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(dir, 'assets', f), 'utf8'))]
+      const wanted = texts.flatMap((text) => [...text.matchAll(/["/]([A-Za-z0-9_-]+-[A-Za-z0-9_-]{8}\.(?:js|css))"/g)].map((m) => m[1] ?? ''))
+      if (assets.length > 0 && wanted.every((f) => assets.includes(f))) return dir
+    } catch {
+      // web/dist was being emptied by a build: try again.
+    }
+    await delay(500)
+  }
+  throw new Error('no complete console build in web/dist (run npm run build)')
+}
+
+/**
  * Starts the control plane, the gateway and the billing worker on a fresh database and Redis
  * prefix, in this process, with the built console (`npm run build` of web). Closed at teardown.
  */
 export async function startSystem (t: Test, env: Record<string, string> = {}): Promise<System> {
-  const base = { ...await createServiceEnv(t), STATE_REFRESH_MS: '60000', ...env }
+  const base = { ...await createServiceEnv(t), STATE_REFRESH_MS: '60000', WEB_DIST_DIR: await consoleSnapshot(t), ...env }
   const cp = Fastify(fastifyOptions('control-plane', 'silent', { trustRequestId: true }))
   await cp.register(controlPlane, { config: loadControlPlaneConfig(base) })
   const cpUrl = await listen(cp)

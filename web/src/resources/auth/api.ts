@@ -1,0 +1,84 @@
+import type { UserView } from '@modelgate/contracts'
+import { get, post, requestEnvelope } from '../../api/client'
+
+/** localStorage key of the invite code a `/register?aff=` link carried (SPEC.md section 2). */
+export const AFF_KEY = 'aff'
+
+export function storedAff (): string {
+  return localStorage.getItem(AFF_KEY) ?? ''
+}
+
+/** The user an answer signs in, and the server's message (it tells whether the default password is in use). */
+export interface SignInAnswer { user: UserView, message: string }
+
+export async function login (username: string, password: string, turnstile: string): Promise<SignInAnswer> {
+  const env = await requestEnvelope<UserView>('POST', '/api/user/login', { body: { username, password }, query: { turnstile } })
+  return { user: env.data as UserView, message: env.message }
+}
+
+export interface RegisterBody {
+  username: string
+  password: string
+  password2: string
+  email?: string
+  verification_code?: string
+  aff_code?: string
+}
+
+export async function register (body: RegisterBody, turnstile: string): Promise<void> {
+  await post<null>('/api/user/register', body, { turnstile })
+}
+
+/** Mails a verification code to `email` (for registration). */
+export async function sendVerificationCode (email: string, turnstile: string): Promise<void> {
+  await get<null>('/api/verification', { email, turnstile })
+}
+
+/** Mails a password-reset link to `email`. */
+export async function sendResetMail (email: string, turnstile: string): Promise<void> {
+  await get<null>('/api/reset_password', { email, turnstile })
+}
+
+/** Spends the link's token; answers the new password. */
+export async function confirmReset (email: string, token: string): Promise<string> {
+  return await post<string>('/api/user/reset', { email, token })
+}
+
+/** A fresh single-use OAuth state (the server also ties it to this browser with a cookie). */
+export async function oauthState (): Promise<string> {
+  return await get<string>('/api/oauth/state', { aff: storedAff() })
+}
+
+export type CodeProvider = 'github' | 'linuxdo'
+
+/** The end of a GitHub or LinuxDO sign-in; `bound` when it bound the account of the signed-in user. */
+export async function finishOAuth (provider: CodeProvider, code: string, state: string): Promise<{ user: UserView, bound: boolean }> {
+  const env = await requestEnvelope<UserView>('GET', `/api/oauth/${provider}`, { query: { code, state } })
+  return { user: env.data as UserView, bound: env.message === 'bind' }
+}
+
+export async function wechatLogin (code: string): Promise<UserView> {
+  return await get<UserView>('/api/oauth/wechat', { code, aff: storedAff() })
+}
+
+/** The fields the Telegram login widget hands over, signed by Telegram. */
+export type TelegramAuth = Record<string, string | number | undefined>
+
+export async function telegramLogin (fields: TelegramAuth, lang: string): Promise<UserView> {
+  const query: Record<string, string> = {}
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) query[k] = String(v)
+  const aff = storedAff()
+  if (aff !== '') query['aff'] = aff
+  query['lang'] = lang
+  return await get<UserView>('/api/oauth/telegram/login', query)
+}
+
+/** Where the browser goes to sign in at GitHub. */
+export function githubAuthorizeUrl (clientId: string, state: string): string {
+  return `https://github.com/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, state, scope: 'user:email' }).toString()}`
+}
+
+/** Where the browser goes to sign in at LinuxDO Connect. */
+export function linuxdoAuthorizeUrl (clientId: string, state: string): string {
+  return `https://connect.linux.do/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, state }).toString()}`
+}

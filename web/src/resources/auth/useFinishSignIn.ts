@@ -1,0 +1,30 @@
+import type { UserView } from '@modelgate/contracts'
+import { useCallback } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useLocation, useNavigate } from 'react-router-dom'
+import { useAuth } from '../../auth/AuthContext'
+import { useNotify } from '../../components/Notify'
+
+/** The console home, where a sign-in lands unless the guard sent the user from elsewhere. */
+export const CONSOLE_HOME = '/token'
+
+/** Where the route guard was headed before it asked for a login (never back to a sign-in screen). */
+export function afterLogin (state: unknown): string {
+  const from = (state as { from?: unknown } | null)?.from
+  if (typeof from !== 'string' || !from.startsWith('/') || from.startsWith('//')) return CONSOLE_HOME
+  return /^\/(login|register|reset|oauth)\b/.test(from) ? CONSOLE_HOME : from
+}
+
+/** Keeps a signed-in user, says so, and opens the page the user was headed to. */
+export function useFinishSignIn (): (user: UserView) => void {
+  const { signIn } = useAuth()
+  const notify = useNotify()
+  const navigate = useNavigate()
+  const location = useLocation()
+  const { t } = useTranslation()
+  return useCallback((user: UserView) => {
+    signIn(user)
+    notify.success(t('auth.login.loggedIn'))
+    navigate(afterLogin(location.state), { replace: true })
+  }, [signIn, notify, navigate, location.state, t])
+}
