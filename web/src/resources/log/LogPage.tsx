@@ -1,1 +1,323 @@
-export default function LogPage () { return null }
+import Box from '@mui/material/Box'
+import Button from '@mui/material/Button'
+import Chip from '@mui/material/Chip'
+import Collapse from '@mui/material/Collapse'
+import IconButton from '@mui/material/IconButton'
+import LinearProgress from '@mui/material/LinearProgress'
+import Link from '@mui/material/Link'
+import MenuItem from '@mui/material/MenuItem'
+import Paper from '@mui/material/Paper'
+import Stack from '@mui/material/Stack'
+import Table from '@mui/material/Table'
+import TableBody from '@mui/material/TableBody'
+import TableCell from '@mui/material/TableCell'
+import TableContainer from '@mui/material/TableContainer'
+import TableHead from '@mui/material/TableHead'
+import TablePagination from '@mui/material/TablePagination'
+import TableRow from '@mui/material/TableRow'
+import TextField from '@mui/material/TextField'
+import Tooltip from '@mui/material/Tooltip'
+import Typography from '@mui/material/Typography'
+import KeyboardArrowDownIcon from '@mui/icons-material/KeyboardArrowDown'
+import KeyboardArrowUpIcon from '@mui/icons-material/KeyboardArrowUp'
+import SearchIcon from '@mui/icons-material/Search'
+import dayjs from 'dayjs'
+import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { Page } from '../../api/client'
+import { useStatus } from '../../api/useStatus'
+import { isAdmin, useAuth } from '../../auth/AuthContext'
+import { useNotify } from '../../components/Notify'
+import { formatTime, parseTime, renderNumber, renderQuota } from '../../lib/format'
+import { PAGE_SIZES, usePageSize } from '../../lib/usePersistentState'
+import { fetchLogs, fetchLogStats } from './api'
+import { BillingDetails } from './BillingDetails'
+import { breakdownOf, firstResponseColour, num, durationColour } from './breakdown'
+import type { LogQuery, LogRow, LogStats } from './types'
+import { UserInfoDialog } from './UserInfoDialog'
+
+const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
+
+/** The type select and the type chips (SPEC.md section 3: 1 recharge ... 5 error). */
+const TYPES = [
+  { value: 1, label: 'log.type.recharge', colour: 'info' },
+  { value: 2, label: 'log.type.consume', colour: 'success' },
+  { value: 3, label: 'log.type.manage', colour: 'warning' },
+  { value: 4, label: 'log.type.system', colour: 'secondary' },
+  { value: 5, label: 'log.type.error', colour: 'error' }
+] as const
+
+// Types 0 and 2 involve a model call (SPEC.md section 3); error rows (5) are failed calls.
+const isModelCall = (type: number) => type === 0 || type === 2 || type === 5
+
+interface Form {
+  tokenName: string
+  modelName: string
+  start: string
+  end: string
+  /** The end field still says "now": each query moves it to the current time. */
+  endIsNow: boolean
+  type: number
+  username: string
+  channel: string
+}
+
+function defaultForm (): Form {
+  return {
+    tokenName: '',
+    modelName: '',
+    start: dayjs().startOf('day').format(INPUT_TIME),
+    end: dayjs().format(INPUT_TIME),
+    endIsNow: true,
+    type: 0,
+    username: '',
+    channel: ''
+  }
+}
+
+/** The form as the API's filters; undefined when a time does not parse. */
+function queryOf (form: Form): LogQuery | undefined {
+  const start = form.start === '' ? undefined : parseTime(form.start)
+  const end = form.end === '' ? undefined : parseTime(form.end)
+  if ((form.start !== '' && start === undefined) || (form.end !== '' && end === undefined)) return undefined
+  const channel = Number(form.channel)
+  return {
+    type: form.type,
+    token_name: form.tokenName.trim(),
+    model_name: form.modelName.trim(),
+    start_timestamp: start,
+    // The field is to the second and the API's end is exclusive: include the second shown.
+    end_timestamp: end === undefined ? undefined : end + 1,
+    username: form.username.trim(),
+    channel: Number.isInteger(channel) && channel > 0 ? channel : undefined
+  }
+}
+
+/** Usage logs: the caller's own, or everyone's for admins (with username and channel filters). */
+export default function LogPage () {
+  const { t } = useTranslation()
+  const { status } = useStatus()
+  const { user } = useAuth()
+  const notify = useNotify()
+  const admin = isAdmin(user)
+  const [form, setForm] = useState<Form>(defaultForm)
+  const [applied, setApplied] = useState<LogQuery>(() => queryOf(form)!)
+  const [page, setPage] = useState(0)
+  const [pageSize, setPageSize] = usePageSize()
+  const [data, setData] = useState<Page<LogRow> | undefined>()
+  const [stats, setStats] = useState<LogStats | undefined>()
+  const [loading, setLoading] = useState(false)
+  const [userInfo, setUserInfo] = useState<number | undefined>()
+  const closeUserInfo = useCallback(() => { setUserInfo(undefined) }, [])
+  const quotaPerUnit = status?.quota_per_unit !== undefined && status.quota_per_unit > 0 ? status.quota_per_unit : 500_000
+
+  useEffect(() => {
+    let live = true
+    setLoading(true)
+    fetchLogs(admin, applied, page + 1, pageSize).then((p) => { if (live) setData(p) }, (err: unknown) => { if (live) notify.error(err) })
+      .finally(() => { if (live) setLoading(false) })
+    return () => { live = false }
+  }, [admin, applied, page, pageSize, notify])
+
+  useEffect(() => {
+    let live = true
+    fetchLogStats(admin, applied).then((s) => { if (live) setStats(s) }, () => { if (live) setStats(undefined) })
+    return () => { live = false }
+  }, [admin, applied])
+
+  const apply = (next: Form) => {
+    const fresh = next.endIsNow ? { ...next, end: dayjs().format(INPUT_TIME) } : next
+    const q = queryOf(fresh)
+    if (q === undefined) {
+      notify.warning(t('log.filter.badTime'))
+      return
+    }
+    setForm(fresh)
+    setPage(0)
+    setApplied(q)
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    apply(form)
+  }
+  const set = <K extends keyof Form>(key: K) => (e: { target: { value: string } }) => {
+    const value = key === 'type' ? Number(e.target.value) : e.target.value
+    setForm((f) => ({ ...f, [key]: value, ...(key === 'end' ? { endIsNow: false } : {}) }))
+  }
+  const money = (quota: number) => renderQuota(quota, status, 6)
+  const columns = admin ? 14 : 13
+
+  return (
+    <Stack spacing={2}>
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ alignItems: { sm: 'center' } }}>
+        <Typography variant='h5' component='h1' sx={{ flexGrow: 1 }}>{t('log.title')}</Typography>
+        <Tooltip title={t('log.stats.hint')}>
+          <Stack direction='row' sx={{ gap: 1, flexWrap: 'wrap' }} data-testid='log-stats'>
+            <Chip color='primary' label={t('log.stats.quota', { quota: money(stats?.quota ?? 0) })} data-testid='stat-quota' />
+            <Chip color='secondary' variant='outlined' label={t('log.stats.rpm', { n: renderNumber(stats?.rpm ?? 0) })} data-testid='stat-rpm' />
+            <Chip color='secondary' variant='outlined' label={t('log.stats.tpm', { n: renderNumber(stats?.tpm ?? 0) })} data-testid='stat-tpm' />
+          </Stack>
+        </Tooltip>
+      </Stack>
+
+      <Paper component='form' onSubmit={submit} sx={{ p: 2 }}>
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(2, minmax(0, 1fr))', md: 'repeat(4, minmax(0, 1fr))' } }}>
+          <TextField size='small' label={t('log.filter.tokenName')} value={form.tokenName} onChange={set('tokenName')} />
+          <TextField size='small' label={t('log.filter.modelName')} value={form.modelName} onChange={set('modelName')} />
+          <TextField
+            size='small' type='datetime-local' label={t('log.filter.start')} value={form.start} onChange={set('start')}
+            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+          />
+          <TextField
+            size='small' type='datetime-local' label={t('log.filter.end')} value={form.end} onChange={set('end')}
+            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+          />
+          <TextField select size='small' label={t('log.filter.type')} value={String(form.type)} onChange={set('type')}>
+            <MenuItem value='0'>{t('log.type.all')}</MenuItem>
+            {TYPES.map((x) => <MenuItem key={x.value} value={String(x.value)}>{t(x.label)}</MenuItem>)}
+          </TextField>
+          {admin && <TextField size='small' label={t('log.filter.username')} value={form.username} onChange={set('username')} />}
+          {admin && (
+            <TextField
+              size='small' label={t('log.filter.channel')} value={form.channel} onChange={set('channel')}
+              slotProps={{ htmlInput: { inputMode: 'numeric', pattern: '[0-9]*' } }}
+            />
+          )}
+          <Stack direction='row' spacing={1} sx={{ '& > button': { whiteSpace: 'nowrap' } }}>
+            <Button type='submit' variant='contained' startIcon={<SearchIcon />}>{t('log.filter.query')}</Button>
+            <Button onClick={() => { apply(defaultForm()) }}>{t('log.filter.reset')}</Button>
+          </Stack>
+        </Box>
+      </Paper>
+
+      <Paper sx={{ overflow: 'hidden' }}>
+        {loading ? <LinearProgress /> : <Box sx={{ height: 4 }} />}
+        {/* A size container: the expanded details measure the visible width, not the table's. */}
+        <TableContainer sx={{ containerType: 'inline-size' }}>
+          <Table size='small' data-testid='log-table'>
+            <TableHead>
+              <TableRow>
+                <TableCell padding='checkbox' />
+                <TableCell>{t('log.col.time')}</TableCell>
+                {admin && <TableCell>{t('log.col.channel')}</TableCell>}
+                <TableCell>{t('log.col.user')}</TableCell>
+                <TableCell>{t('log.col.token')}</TableCell>
+                <TableCell>{t('log.col.type')}</TableCell>
+                <TableCell>{t('log.col.model')}</TableCell>
+                <TableCell>{t('log.col.useTime')}</TableCell>
+                <TableCell>{t('log.col.firstResponse')}</TableCell>
+                <TableCell>{t('log.col.stream')}</TableCell>
+                <TableCell align='right'>{t('log.col.prompt')}</TableCell>
+                <TableCell align='right'>{t('log.col.completion')}</TableCell>
+                <TableCell align='right'>{t('log.col.quota')}</TableCell>
+                <TableCell>{t('log.col.details')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {data !== undefined && data.items.length === 0 && (
+                <TableRow>
+                  <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('log.empty')}</TableCell>
+                </TableRow>
+              )}
+              {data?.items.map((row) => (
+                <LogTableRow
+                  key={row.id} row={row} admin={admin} columns={columns} quotaPerUnit={quotaPerUnit}
+                  money={money} onUser={setUserInfo}
+                />
+              ))}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        <TablePagination
+          component='div'
+          count={data?.total ?? 0}
+          page={page}
+          onPageChange={(_e, p) => { setPage(p) }}
+          rowsPerPage={pageSize}
+          rowsPerPageOptions={PAGE_SIZES}
+          onRowsPerPageChange={(e) => { setPageSize(Number(e.target.value)); setPage(0) }}
+          labelRowsPerPage={t('common.rowsPerPage')}
+          sx={{ overflowX: 'auto' }}
+        />
+      </Paper>
+      {admin && <UserInfoDialog userId={userInfo} onClose={closeUserInfo} />}
+    </Stack>
+  )
+}
+
+interface RowProps {
+  row: LogRow
+  admin: boolean
+  columns: number
+  quotaPerUnit: number
+  money: (quota: number) => string
+  onUser: (id: number) => void
+}
+
+function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowProps) {
+  const { t } = useTranslation()
+  const [open, setOpen] = useState(false)
+  const type = TYPES.find((x) => x.value === row.type)
+  const call = isModelCall(row.type)
+  const frt = row.other?.frt ?? 0
+  const b = row.type === 2 ? breakdownOf(row, quotaPerUnit) : undefined
+  const summary = b === undefined
+    ? row.content
+    : b.kind === 'per_call'
+      ? t('log.summaryPerCall', { price: num(b.modelPrice), group: num(b.groupRatio) })
+      : t('log.summary', { model: num(b.modelRatio), group: num(b.groupRatio) })
+  return (
+    <>
+      <TableRow hover data-testid='log-row' sx={{ '& > td': { borderBottom: open ? 'unset' : undefined } }}>
+        <TableCell padding='checkbox'>
+          <IconButton size='small' aria-label={t(open ? 'log.collapse' : 'log.expand')} aria-expanded={open} onClick={() => { setOpen(!open) }}>
+            {open ? <KeyboardArrowUpIcon /> : <KeyboardArrowDownIcon />}
+          </IconButton>
+        </TableCell>
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_at)}</TableCell>
+        {admin && (
+          <TableCell>{(row.channel_id ?? 0) > 0 ? <Chip size='small' variant='outlined' label={row.channel_id} /> : '-'}</TableCell>
+        )}
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>
+          {admin && row.user_id > 0
+            ? (
+              <Link component='button' type='button' variant='body2' aria-label={t('log.user.open', { name: row.username })} onClick={() => { onUser(row.user_id) }}>
+                {row.username}
+              </Link>
+              )
+            : row.username}
+        </TableCell>
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.token_name}</TableCell>
+        <TableCell>
+          <Chip size='small' color={type?.colour ?? 'default'} label={t(type?.label ?? 'log.type.unknown')} />
+        </TableCell>
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.model_name}</TableCell>
+        <TableCell>
+          {call && <Chip size='small' variant='outlined' color={durationColour(row.use_time)} label={t('log.seconds', { n: row.use_time })} />}
+        </TableCell>
+        <TableCell>
+          {call && frt > 0 && <Chip size='small' variant='outlined' color={firstResponseColour(frt / 1000)} label={t('log.seconds', { n: (frt / 1000).toFixed(1) })} />}
+        </TableCell>
+        <TableCell>
+          {call && <Chip size='small' variant='outlined' color={row.is_stream ? 'info' : 'default'} label={row.is_stream ? t('log.stream') : t('log.notStream')} />}
+        </TableCell>
+        <TableCell align='right'>{call ? row.prompt_tokens : ''}</TableCell>
+        <TableCell align='right'>{call ? row.completion_tokens : ''}</TableCell>
+        <TableCell align='right' sx={{ whiteSpace: 'nowrap' }} data-testid='log-quota'>{money(row.quota)}</TableCell>
+        <TableCell sx={{ maxWidth: 280 }}>
+          <Typography variant='body2' noWrap title={summary}>{summary}</Typography>
+        </TableCell>
+      </TableRow>
+      <TableRow>
+        <TableCell colSpan={columns} sx={{ py: 0, ...(open ? {} : { borderBottom: 'none' }) }}>
+          <Collapse in={open} timeout='auto' unmountOnExit>
+            {/* Kept in view while the wide table scrolls sideways (small screens). */}
+            <Box sx={{ position: 'sticky', left: 0, width: 'calc(100cqw - 32px)' }}>
+              <BillingDetails row={row} quotaPerUnit={quotaPerUnit} admin={admin} />
+            </Box>
+          </Collapse>
+        </TableCell>
+      </TableRow>
+    </>
+  )
+}

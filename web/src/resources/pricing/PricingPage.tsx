@@ -1,1 +1,251 @@
-export default function PricingPage () { return null }
+import type { PricingItem } from '@modelgate/contracts'
+import Alert from '@mui/material/Alert'
+import Box from '@mui/material/Box'
+import Button from '@mui/material/Button'
+import Checkbox from '@mui/material/Checkbox'
+import Chip from '@mui/material/Chip'
+import InputAdornment from '@mui/material/InputAdornment'
+import LinearProgress from '@mui/material/LinearProgress'
+import Paper from '@mui/material/Paper'
+import Stack from '@mui/material/Stack'
+import Table from '@mui/material/Table'
+import TableBody from '@mui/material/TableBody'
+import TableCell from '@mui/material/TableCell'
+import TableContainer from '@mui/material/TableContainer'
+import TableHead from '@mui/material/TableHead'
+import TablePagination from '@mui/material/TablePagination'
+import TableRow from '@mui/material/TableRow'
+import TextField from '@mui/material/TextField'
+import Tooltip from '@mui/material/Tooltip'
+import Typography from '@mui/material/Typography'
+import ContentCopyIcon from '@mui/icons-material/ContentCopy'
+import SearchIcon from '@mui/icons-material/Search'
+import { useEffect, useMemo, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useAuth } from '../../auth/AuthContext'
+import { useNotify } from '../../components/Notify'
+import { PAGE_SIZES, usePageSize } from '../../lib/usePersistentState'
+import { fetchPricing } from './api'
+import { groupRatioOf, initialGroup, priceOf, ratioColour, usd } from './prices'
+
+interface Pricing { data: PricingItem[], group_ratio: Record<string, number>, usable_group: Record<string, string> }
+
+/** Public model prices per group: search, group switching, copy the selected model names. */
+export default function PricingPage () {
+  const { t } = useTranslation()
+  const { user } = useAuth()
+  const notify = useNotify()
+  const [pricing, setPricing] = useState<Pricing | undefined>()
+  const [failed, setFailed] = useState(false)
+  const [group, setGroup] = useState<string | undefined>()
+  const [search, setSearch] = useState('')
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  const [page, setPage] = useState(0)
+  const [pageSize, setPageSize] = usePageSize()
+
+  useEffect(() => {
+    let live = true
+    fetchPricing().then((p) => { if (live) setPricing(p) }, (err: unknown) => {
+      if (!live) return
+      setFailed(true)
+      notify.error(err)
+    })
+    return () => { live = false }
+  }, [notify])
+
+  const groups = useMemo(() => Object.keys(pricing?.usable_group ?? {}), [pricing])
+  const current = group ?? initialGroup(groups, user?.group)
+  const ratio = groupRatioOf(pricing?.group_ratio ?? {}, current)
+  const shown = useMemo(() => {
+    const needle = search.trim().toLowerCase()
+    return (pricing?.data ?? []).filter((m) => m.model_name.toLowerCase().includes(needle))
+  }, [pricing, search])
+  // A narrower search can leave the page past the end: show its last page instead.
+  const pageNow = Math.min(page, Math.max(0, Math.ceil(shown.length / pageSize) - 1))
+  const visible = shown.slice(pageNow * pageSize, (pageNow + 1) * pageSize)
+  const allVisibleSelected = visible.length > 0 && visible.every((m) => selected.has(m.model_name))
+
+  const toggle = (model: string) => {
+    const next = new Set(selected)
+    if (next.has(model)) next.delete(model)
+    else next.add(model)
+    setSelected(next)
+  }
+  const toggleVisible = () => {
+    const next = new Set(selected)
+    for (const m of visible) {
+      if (allVisibleSelected) next.delete(m.model_name)
+      else next.add(m.model_name)
+    }
+    setSelected(next)
+  }
+  const copySelected = () => {
+    // In table order, so the copied list reads like the page.
+    const names = (pricing?.data ?? []).map((m) => m.model_name).filter((m) => selected.has(m))
+    if (names.length === 0) {
+      notify.warning(t('common.noneSelected'))
+      return
+    }
+    void notify.copy(names.join(','), t('pricing.copied', { n: names.length }))
+  }
+
+  return (
+    <Stack spacing={2}>
+      <Typography variant='h5' component='h1'>{t('pricing.title')}</Typography>
+      <Paper sx={{ p: 2 }}>
+        <Stack spacing={2}>
+          {groups.length > 0 && (
+            <Stack direction='row' sx={{ gap: 1, flexWrap: 'wrap', alignItems: 'center' }} role='radiogroup' aria-label={t('pricing.group')}>
+              <Typography variant='body2' color='text.secondary'>{t('pricing.group')}:</Typography>
+              {groups.map((g) => {
+                const r = groupRatioOf(pricing?.group_ratio ?? {}, g)
+                const on = g === current
+                return (
+                  <Tooltip key={g} title={pricing?.usable_group[g] ?? g}>
+                    <Chip
+                      role='radio'
+                      aria-checked={on}
+                      data-testid={`group-${g}`}
+                      clickable
+                      color={on ? 'primary' : 'default'}
+                      variant={on ? 'filled' : 'outlined'}
+                      onClick={() => { setGroup(g) }}
+                      label={(
+                        <Box component='span' sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.75 }}>
+                          {g}
+                          <RatioBadge ratio={r} label={t('pricing.ratio', { ratio: r })} />
+                        </Box>
+                      )}
+                    />
+                  </Tooltip>
+                )
+              })}
+            </Stack>
+          )}
+          <Typography variant='body2' color='text.secondary' data-testid='group-hint'>{t('pricing.groupHint', { group: current, ratio })}</Typography>
+          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+            <TextField
+              size='small' label={t('pricing.search')} value={search}
+              onChange={(e) => { setSearch(e.target.value); setPage(0) }}
+              slotProps={{ input: { startAdornment: <InputAdornment position='start'><SearchIcon fontSize='small' /></InputAdornment> } }}
+              sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
+            />
+            <Button variant='outlined' startIcon={<ContentCopyIcon />} onClick={copySelected}>
+              {t('pricing.copySelected')}{selected.size > 0 ? ` (${selected.size})` : ''}
+            </Button>
+          </Stack>
+        </Stack>
+      </Paper>
+      {failed && pricing === undefined && <Alert severity='error'>{t('status.unreachable')}</Alert>}
+      <Paper sx={{ overflow: 'hidden' }}>
+        {pricing === undefined && !failed ? <LinearProgress /> : <Box sx={{ height: 4 }} />}
+        <TableContainer>
+          <Table size='small' data-testid='pricing-table'>
+            <TableHead>
+              <TableRow>
+                <TableCell padding='checkbox'>
+                  <Checkbox
+                    checked={allVisibleSelected}
+                    indeterminate={!allVisibleSelected && visible.some((m) => selected.has(m.model_name))}
+                    onChange={toggleVisible}
+                    slotProps={{ input: { 'aria-label': t('pricing.selectAll') } }}
+                  />
+                </TableCell>
+                <TableCell>{t('pricing.col.model')}</TableCell>
+                <TableCell>{t('pricing.col.type')}</TableCell>
+                <TableCell align='right'>{t('pricing.col.modelRatio')}</TableCell>
+                <TableCell align='right'>{t('pricing.col.completionRatio')}</TableCell>
+                <TableCell>{t('pricing.col.prompt')}</TableCell>
+                <TableCell>{t('pricing.col.completion')}</TableCell>
+                <TableCell>{t('pricing.col.groups')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {pricing !== undefined && shown.length === 0 && (
+                <TableRow>
+                  <TableCell colSpan={8} align='center' sx={{ py: 4, color: 'text.secondary' }}>
+                    {pricing.data.length === 0 ? t('pricing.noModels') : t('pricing.empty')}
+                  </TableCell>
+                </TableRow>
+              )}
+              {visible.map((m) => {
+                const price = priceOf(m, ratio)
+                const usable = m.enable_groups.includes(current)
+                return (
+                  <TableRow key={m.model_name} hover selected={selected.has(m.model_name)} data-testid='pricing-row'>
+                    <TableCell padding='checkbox'>
+                      <Checkbox
+                        checked={selected.has(m.model_name)}
+                        onChange={() => { toggle(m.model_name) }}
+                        slotProps={{ input: { 'aria-label': t('pricing.select', { model: m.model_name }) } }}
+                      />
+                    </TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap', fontWeight: 500 }}>{m.model_name}</TableCell>
+                    <TableCell>
+                      <Chip size='small' color={m.quota_type === 1 ? 'secondary' : 'primary'} variant='outlined' label={m.quota_type === 1 ? t('pricing.perCall') : t('pricing.perToken')} />
+                    </TableCell>
+                    <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.model_ratio.toFixed(6))}</TableCell>
+                    <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.completion_ratio.toFixed(6))}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-prompt'>
+                      {price.kind === 'per_call' ? t('pricing.callPrice', { price: usd(price.call) }) : t('pricing.perMillion', { price: usd(price.prompt) })}
+                    </TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-completion'>
+                      {price.kind === 'per_call' ? '-' : t('pricing.perMillion', { price: usd(price.completion) })}
+                    </TableCell>
+                    <TableCell>
+                      <Stack direction='row' sx={{ gap: 0.5, flexWrap: 'wrap', minWidth: 120 }}>
+                        {m.enable_groups.map((g) => (
+                          <Chip
+                            key={g} size='small' label={g}
+                            color={g === current ? 'primary' : 'default'}
+                            variant={g === current ? 'filled' : 'outlined'}
+                            onClick={groups.includes(g) ? () => { setGroup(g) } : undefined}
+                          />
+                        ))}
+                        {!usable && <Typography variant='caption' color='warning.main'>{t('pricing.unavailable', { group: current })}</Typography>}
+                      </Stack>
+                    </TableCell>
+                  </TableRow>
+                )
+              })}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        <TablePagination
+          component='div'
+          count={shown.length}
+          page={pageNow}
+          onPageChange={(_e, p) => { setPage(p) }}
+          rowsPerPage={pageSize}
+          rowsPerPageOptions={PAGE_SIZES}
+          onRowsPerPageChange={(e) => { setPageSize(Number(e.target.value)); setPage(0) }}
+          labelRowsPerPage={t('common.rowsPerPage')}
+          sx={{ overflowX: 'auto' }}
+        />
+      </Paper>
+    </Stack>
+  )
+}
+
+function RatioBadge ({ ratio, label }: { ratio: number, label: string }) {
+  const colour = ratioColour(ratio)
+  return (
+    <Box
+      component='span'
+      aria-label={label}
+      data-colour={colour}
+      sx={{
+        px: 0.75,
+        borderRadius: 1,
+        fontSize: '0.75rem',
+        lineHeight: 1.6,
+        // Ratio 1 or less is unremarkable: an outline that also reads on a selected (primary) chip.
+        ...(colour === 'default'
+          ? { color: 'inherit', border: 1, borderColor: 'currentColor' }
+          : { color: `${colour}.contrastText`, bgcolor: `${colour}.main` })
+      }}
+    >
+      ×{ratio}
+    </Box>
+  )
+}
