@@ -122,7 +122,7 @@ export function OAuthButtons ({ onSignedIn }: { onSignedIn: (user: UserView) => 
           </Button>
         )}
         {status.linuxdo_oauth && (
-          <Button variant='outlined' startIcon={<KeyIcon />} disabled={busy} onClick={() => { redirect((s) => linuxdoAuthorizeUrl(status.linuxdo_client_id, s)) }}>
+          <Button variant='outlined' startIcon={<KeyIcon />} disabled={busy} onClick={() => { redirect((s) => linuxdoAuthorizeUrl(status.linuxdo_client_id, s, status.server_address)) }}>
             {t('auth.oauth.linuxdo')}
           </Button>
         )}

@@ -78,7 +78,13 @@ export function githubAuthorizeUrl (clientId: string, state: string): string {
   return `https://github.com/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, state, scope: 'user:email' }).toString()}`
 }
 
-/** Where the browser goes to sign in at LinuxDO Connect. */
-export function linuxdoAuthorizeUrl (clientId: string, state: string): string {
-  return `https://connect.linux.do/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, state }).toString()}`
+/**
+ * Where the browser goes to sign in at LinuxDO Connect. The server repeats the redirect_uri when
+ * it exchanges the code, and builds it from ServerAddress the same way.
+ */
+export function linuxdoAuthorizeUrl (clientId: string, state: string, serverAddress: string): string {
+  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, state })
+  const base = serverAddress.trim().replace(/\/+$/, '')
+  if (base !== '') q.set('redirect_uri', `${base}/oauth/linuxdo`)
+  return `https://connect.linux.do/oauth2/authorize?${q.toString()}`
 }

@@ -1,0 +1,63 @@
+import { useEffect, useMemo, useState } from 'react'
+import { get } from '../../api/client'
+import { useAuth } from '../../auth/AuthContext'
+import { usePersistentState } from '../../lib/usePersistentState'
+
+export interface GroupInfo { desc: string, ratio: number }
+
+export interface PlaygroundOptions {
+  /** The models of the user's group; undefined while loading. */
+  models: string[] | undefined
+  /** Groups the user may pick, with description and ratio; undefined while loading. */
+  groups: Record<string, GroupInfo> | undefined
+  failed: boolean
+}
+
+/** The models (`/api/user/models`) and groups (`/api/user/self/groups`) the panel offers. */
+export function usePlaygroundOptions (): PlaygroundOptions {
+  const [models, setModels] = useState<string[] | undefined>()
+  const [groups, setGroups] = useState<Record<string, GroupInfo> | undefined>()
+  const [failed, setFailed] = useState(false)
+  useEffect(() => {
+    let live = true
+    get<string[]>('/api/user/models').then((m) => { if (live) setModels(m) }, () => { if (live) setFailed(true) })
+    // Without the group list the user's own group is still offered.
+    get<Record<string, GroupInfo>>('/api/user/self/groups').then((g) => { if (live) setGroups(g) }, () => { if (live) setGroups({}) })
+    return () => { live = false }
+  }, [])
+  return { models, groups, failed }
+}
+
+export interface PlaygroundSettings {
+  group: string
+  model: string
+  /** 0.1 to 1 from the slider; 0 until the user moves it (SPEC.md section 9 default). */
+  temperature: number
+  /** 0 means no limit. */
+  maxTokens: number
+  systemPrompt: string
+}
+
+/** SPEC.md section 9: the playground's default model. */
+export const DEFAULT_MODEL = 'gpt-4o-mini'
+
+/**
+ * The panel's choices, remembered between visits. A remembered model or group the user can no
+ * longer use gives way to the default model (or the first one) and the user's own group.
+ */
+export function usePlaygroundSettings (options: PlaygroundOptions): [PlaygroundSettings, (s: PlaygroundSettings) => void] {
+  const { user } = useAuth()
+  const ownGroup = user?.group ?? 'default'
+  const [stored, setStored] = usePersistentState<PlaygroundSettings>('playground-settings', {
+    group: '', model: DEFAULT_MODEL, temperature: 0, maxTokens: 0, systemPrompt: ''
+  })
+  const settings = useMemo(() => {
+    const models = options.models
+    let model = stored.model
+    if (models !== undefined && !models.includes(model)) model = models.includes(DEFAULT_MODEL) ? DEFAULT_MODEL : models[0] ?? ''
+    const groups = options.groups
+    const group = stored.group !== '' && (groups === undefined || stored.group in groups) ? stored.group : ownGroup
+    return { ...stored, model, group }
+  }, [stored, options.models, options.groups, ownGroup])
+  return [settings, setStored]
+}

@@ -1,0 +1,44 @@
+import type { UserView } from '@modelgate/contracts'
+import Alert from '@mui/material/Alert'
+import Box from '@mui/material/Box'
+import Button from '@mui/material/Button'
+import CircularProgress from '@mui/material/CircularProgress'
+import { useCallback, useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useAuth } from '../../auth/AuthContext'
+import { PersonalAffiliate } from './PersonalAffiliate'
+import { PersonalBindings } from './PersonalBindings'
+import { PersonalModels } from './PersonalModels'
+import { PersonalProfile } from './PersonalProfile'
+import { PersonalAccessToken, PersonalDelete, PersonalPassword } from './PersonalSecurity'
+
+/** The personal tab: profile, bindings, access token, password, invitations, models, deletion. */
+export default function PersonalSetting () {
+  const { t } = useTranslation()
+  const { refresh, signIn } = useAuth()
+  const [self, setSelf] = useState<UserView | undefined>()
+  const [error, setError] = useState<string | undefined>()
+
+  const reload = useCallback(() => {
+    refresh().then((u) => { setSelf(u); setError(undefined) }, (err: unknown) => { setError(err instanceof Error ? err.message : String(err)) })
+  }, [refresh])
+  useEffect(() => { reload() }, [reload])
+  const changed = useCallback((u: UserView) => { setSelf(u); signIn(u) }, [signIn])
+
+  if (error !== undefined && self === undefined) {
+    return <Alert severity='error' action={<Button color='inherit' size='small' onClick={reload}>{t('common.refresh')}</Button>}>{error}</Alert>
+  }
+  if (self === undefined) return <CircularProgress sx={{ m: 4 }} />
+  return (
+    <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'repeat(2, minmax(0, 1fr))' }, gap: 2, alignItems: 'start' }}>
+      <PersonalProfile self={self} onChange={changed} />
+      <PersonalBindings self={self} onChange={changed} />
+      <PersonalAffiliate self={self} onTransferred={reload} />
+      <PersonalAccessToken self={self} />
+      <PersonalPassword />
+      <PersonalModels />
+      {/* The super admin account cannot be deleted (SPEC.md section 6). */}
+      {self.role < 100 && <PersonalDelete self={self} />}
+    </Box>
+  )
+}
