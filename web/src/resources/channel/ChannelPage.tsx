@@ -1,1 +1,420 @@
-export default function ChannelPage () { return null }
+import type { ChannelListItem, ChannelTagRow, ChannelView } from '@modelgate/contracts'
+import Box from '@mui/material/Box'
+import Button from '@mui/material/Button'
+import Dialog from '@mui/material/Dialog'
+import DialogActions from '@mui/material/DialogActions'
+import DialogContent from '@mui/material/DialogContent'
+import DialogContentText from '@mui/material/DialogContentText'
+import DialogTitle from '@mui/material/DialogTitle'
+import FormControlLabel from '@mui/material/FormControlLabel'
+import LinearProgress from '@mui/material/LinearProgress'
+import MenuItem from '@mui/material/MenuItem'
+import Paper from '@mui/material/Paper'
+import Stack from '@mui/material/Stack'
+import Switch from '@mui/material/Switch'
+import Table from '@mui/material/Table'
+import TableBody from '@mui/material/TableBody'
+import TableCell from '@mui/material/TableCell'
+import TableContainer from '@mui/material/TableContainer'
+import TableHead from '@mui/material/TableHead'
+import TablePagination from '@mui/material/TablePagination'
+import TableRow from '@mui/material/TableRow'
+import TextField from '@mui/material/TextField'
+import Typography from '@mui/material/Typography'
+import AddIcon from '@mui/icons-material/Add'
+import BuildIcon from '@mui/icons-material/BuildOutlined'
+import DeleteSweepIcon from '@mui/icons-material/DeleteSweepOutlined'
+import NetworkCheckIcon from '@mui/icons-material/NetworkCheck'
+import RefreshIcon from '@mui/icons-material/Refresh'
+import SearchIcon from '@mui/icons-material/Search'
+import { type FormEvent, Fragment, useCallback, useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useLocation, useNavigate, useParams } from 'react-router-dom'
+import { useNotify } from '../../components/Notify'
+import { PAGE_SIZES, usePageSize, usePersistentState } from '../../lib/usePersistentState'
+import {
+  channelTypes,
+  createChannels,
+  deleteChannel,
+  deleteDisabledChannels,
+  editTag,
+  fixChannels,
+  getChannel,
+  groupNames,
+  isTagRow,
+  listChannels,
+  patchChannel,
+  setTagStatus,
+  testAllChannels,
+  testChannel
+} from './api'
+import { ChannelDrawer } from './ChannelDrawer'
+import { ChannelRow, TagRow } from './ChannelRow'
+import { parseInteger, PRIORITY_MIN } from './form'
+import { TagDialog } from './TagDialog'
+
+interface Filter { keyword: string, model: string, group: string }
+
+const COLUMNS = 9
+
+/** Admins: the upstream channels (SPEC.md section 2, Channel page); /channel/add and /channel/edit/{id} open the drawer. */
+export default function ChannelPage () {
+  const { t } = useTranslation()
+  const notify = useNotify()
+  const navigate = useNavigate()
+  const location = useLocation()
+  const params = useParams<{ id?: string }>()
+  const [size, setSize] = usePageSize()
+  const [idSort, setIdSort] = usePersistentState<boolean>('id-sort', false)
+  const [tagMode, setTagMode] = usePersistentState<boolean>('channel-tag-mode', false)
+  const [page, setPage] = useState(1)
+  const [inputs, setInputs] = useState<Filter>({ keyword: '', model: '', group: '' })
+  const [filter, setFilter] = useState<Filter>({ keyword: '', model: '', group: '' })
+  const [items, setItems] = useState<ChannelListItem[]>([])
+  const [total, setTotal] = useState(0)
+  const [loading, setLoading] = useState(false)
+  const [generation, setGeneration] = useState(0)
+  const [types, setTypes] = useState<Record<string, string>>({})
+  const [groups, setGroups] = useState<string[]>([])
+  const [expanded, setExpanded] = useState<Set<string>>(new Set())
+  const [testing, setTesting] = useState<Set<number>>(new Set())
+  const [deleting, setDeleting] = useState<ChannelView | undefined>()
+  const [confirmDisabled, setConfirmDisabled] = useState(false)
+  const [tagEditing, setTagEditing] = useState<ChannelTagRow | undefined>()
+  const reload = useCallback(() => { setGeneration((g) => g + 1) }, [])
+
+  // The drawer follows the address, so /channel/add and /channel/edit/{id} can be opened directly.
+  const adding = location.pathname.replace(/\/+$/, '').endsWith('/channel/add')
+  const editId = params.id === undefined ? undefined : Number(params.id)
+  const drawerOpen = adding || (editId !== undefined && Number.isSafeInteger(editId) && editId > 0)
+  // Kept while the drawer slides out, so its content does not switch to an empty form meanwhile.
+  const [drawerId, setDrawerId] = useState<number | undefined>(editId)
+  if (drawerOpen && drawerId !== editId) setDrawerId(editId)
+
+  useEffect(() => {
+    let live = true
+    channelTypes().then((m) => { if (live) setTypes(m) }, (err: unknown) => { if (live) notify.error(err) })
+    groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
+    return () => { live = false }
+  }, [notify])
+
+  useEffect(() => {
+    let live = true
+    setLoading(true)
+    listChannels({ page, size, idSort, tagMode, ...filter }).then((p) => {
+      if (!live) return
+      // The last row of the last page went away: show the page before it.
+      if (p.items.length === 0 && page > 1) {
+        setPage(page - 1)
+        return
+      }
+      setItems(p.items)
+      setTotal(p.total)
+    }, (err: unknown) => { if (live) notify.error(err) }).finally(() => { if (live) setLoading(false) })
+    return () => { live = false }
+  }, [page, size, idSort, tagMode, filter, generation, notify])
+
+  const typeName = (type: number | null) => type === null ? t('channel.mixed') : types[String(type)] ?? t('channel.unknownType', { type })
+
+  const search = (e: FormEvent) => {
+    e.preventDefault()
+    setPage(1)
+    // A new object even when unchanged: searching again refreshes the list.
+    setFilter({ ...inputs })
+  }
+
+  /** Runs an action and reloads; errors (the server's message) become toasts. */
+  const act = async (action: () => Promise<string | undefined>) => {
+    try {
+      const done = await action()
+      if (done !== undefined) notify.success(done)
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      reload()
+    }
+  }
+
+  const test = async (row: ChannelView, model?: string) => {
+    setTesting((s) => new Set(s).add(row.id))
+    try {
+      const { message } = await testChannel(row.id, model)
+      notify.success(message)
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      setTesting((s) => {
+        const next = new Set(s)
+        next.delete(row.id)
+        return next
+      })
+      // The test stored the response time and may have changed the status.
+      reload()
+    }
+  }
+
+  const testAll = async () => {
+    try {
+      notify.info(await testAllChannels())
+    } catch (err) {
+      notify.error(err)
+    }
+  }
+
+  const copy = async (row: ChannelView) => {
+    try {
+      const { id: _id, status: _status, response_time: _rt, test_time: _tt, balance: _b, balance_updated_time: _bt, used_quota: _uq, created_time: _ct, other_info: _oi, ...fields } = await getChannel(row.id)
+      await createChannels({ ...fields, name: `${fields.name}${t('channel.copySuffix')}` })
+      notify.success(t('channel.copied'))
+      reload()
+    } catch (err) {
+      notify.error(t('channel.copyFailed', { reason: err instanceof Error ? err.message : String(err) }))
+    }
+  }
+
+  const priorityOf = (text: string): number | undefined => {
+    const n = parseInteger(text)
+    if (n === undefined || n < PRIORITY_MIN) {
+      notify.error(t('channel.form.error.priority'))
+      return undefined
+    }
+    return n
+  }
+
+  const setPriority = async (row: ChannelView, text: string): Promise<number | null> => {
+    const priority = priorityOf(text)
+    if (priority === undefined) return null
+    try {
+      const saved = await patchChannel(row.id, { priority })
+      notify.success(t('channel.priorityUpdated'))
+      reload()
+      return saved.priority
+    } catch (err) {
+      notify.error(err)
+      return null
+    }
+  }
+
+  const setWeight = async (row: ChannelView, text: string): Promise<number | null> => {
+    const n = parseInteger(text)
+    if (n === undefined) {
+      notify.error(t('channel.form.error.weight'))
+      return null
+    }
+    try {
+      // SPEC.md section 5: a negative weight becomes 0.
+      const saved = await patchChannel(row.id, { weight: Math.max(0, n) })
+      notify.success(t('channel.weightUpdated'))
+      reload()
+      return saved.weight
+    } catch (err) {
+      notify.error(err)
+      return null
+    }
+  }
+
+  const setTagPriority = async (row: ChannelTagRow, text: string): Promise<number | null> => {
+    const priority = priorityOf(text)
+    if (priority === undefined) return null
+    try {
+      await editTag({ tag: row.tag, priority })
+      notify.success(t('channel.priorityUpdated'))
+      reload()
+      return priority
+    } catch (err) {
+      notify.error(err)
+      return null
+    }
+  }
+
+  const setTagWeight = async (row: ChannelTagRow, text: string): Promise<number | null> => {
+    const weight = parseInteger(text)
+    // SPEC.md section 5: a tag's bulk weight must be a non-negative integer.
+    if (weight === undefined || weight < 0) {
+      notify.error(t('channel.tag.weightInvalid'))
+      return null
+    }
+    try {
+      await editTag({ tag: row.tag, weight })
+      notify.success(t('channel.weightUpdated'))
+      reload()
+      return weight
+    } catch (err) {
+      notify.error(err)
+      return null
+    }
+  }
+
+  const toggleExpanded = (tag: string) => {
+    setExpanded((s) => {
+      const next = new Set(s)
+      if (next.has(tag)) next.delete(tag)
+      else next.add(tag)
+      return next
+    })
+  }
+
+  const confirmDelete = async () => {
+    const row = deleting
+    setDeleting(undefined)
+    if (row === undefined) return
+    await act(async () => { await deleteChannel(row.id); return t('channel.deleted') })
+  }
+
+  const deleteDisabled = async () => {
+    setConfirmDisabled(false)
+    await act(async () => t('channel.disabledDeleted', { count: await deleteDisabledChannels() }))
+  }
+
+  const closeDrawer = useCallback(() => { void navigate('/channel') }, [navigate])
+  const saved = useCallback(() => {
+    void navigate('/channel')
+    reload()
+  }, [navigate, reload])
+
+  const channelRow = (row: ChannelView, nested = false) => (
+    <ChannelRow
+      key={row.id}
+      row={row}
+      nested={nested}
+      typeName={typeName(row.type)}
+      testing={testing.has(row.id)}
+      onTest={(model) => { void test(row, model) }}
+      onToggle={() => {
+        const enabling = row.status !== 1
+        void act(async () => {
+          await patchChannel(row.id, { status: enabling ? 1 : 2 })
+          return enabling ? t('channel.enabled') : t('channel.disabled')
+        })
+      }}
+      onEdit={() => { void navigate(`/channel/edit/${row.id}`) }}
+      onCopy={() => { void copy(row) }}
+      onDelete={() => { setDeleting(row) }}
+      onPriority={async (text) => await setPriority(row, text)}
+      onWeight={async (text) => await setWeight(row, text)}
+    />
+  )
+
+  return (
+    <Stack spacing={2} sx={{ minWidth: 0 }}>
+      <Box>
+        <Typography variant='h5' component='h1'>{t('channel.title')}</Typography>
+        <Typography variant='body2' color='text.secondary'>{t('channel.intro')}</Typography>
+      </Box>
+      <Stack component='form' role='search' onSubmit={search} direction={{ xs: 'column', md: 'row' }} spacing={1} useFlexGap>
+        <TextField size='small' label={t('channel.searchKeyword')} value={inputs.keyword} onChange={(e) => { setInputs((f) => ({ ...f, keyword: e.target.value })) }} sx={{ flex: 2, minWidth: 0 }} />
+        <TextField size='small' label={t('channel.searchModel')} value={inputs.model} onChange={(e) => { setInputs((f) => ({ ...f, model: e.target.value })) }} sx={{ flex: 1, minWidth: 0 }} />
+        <TextField
+          select
+          size='small'
+          label={t('channel.searchGroup')}
+          value={inputs.group}
+          onChange={(e) => { setInputs((f) => ({ ...f, group: e.target.value })) }}
+          sx={{ flex: 1, minWidth: 140 }}
+          slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+        >
+          <MenuItem value=''>{t('channel.allGroups')}</MenuItem>
+          {groups.map((g) => <MenuItem key={g} value={g}>{g}</MenuItem>)}
+        </TextField>
+        <Button type='submit' variant='outlined' startIcon={<SearchIcon />}>{t('common.search')}</Button>
+      </Stack>
+      <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'center' }}>
+        <Button variant='contained' startIcon={<AddIcon />} onClick={() => { void navigate('/channel/add') }}>{t('channel.add')}</Button>
+        <Button variant='outlined' startIcon={<NetworkCheckIcon />} onClick={() => { void testAll() }}>{t('channel.testAll')}</Button>
+        <Button variant='outlined' color='error' startIcon={<DeleteSweepIcon />} onClick={() => { setConfirmDisabled(true) }}>{t('channel.deleteDisabled')}</Button>
+        <Button variant='outlined' startIcon={<BuildIcon />} onClick={() => { void act(async () => t('channel.fixed', { count: await fixChannels() })) }}>{t('channel.fix')}</Button>
+        <Button variant='outlined' startIcon={<RefreshIcon />} onClick={reload}>{t('common.refresh')}</Button>
+        <FormControlLabel
+          sx={{ ml: 0.5 }}
+          control={<Switch checked={idSort} onChange={(e) => { setIdSort(e.target.checked); setPage(1) }} />}
+          label={t('channel.idSort')}
+        />
+        <FormControlLabel
+          control={<Switch checked={tagMode} onChange={(e) => { setTagMode(e.target.checked); setPage(1) }} />}
+          label={t('channel.tagMode')}
+        />
+      </Stack>
+      <Paper sx={{ minWidth: 0 }}>
+        {loading && <LinearProgress />}
+        <TableContainer sx={{ overflowX: 'auto' }}>
+          <Table size='small' aria-label={t('channel.title')}>
+            <TableHead>
+              <TableRow>
+                <TableCell>{t('channel.col.id')}</TableCell>
+                <TableCell>{t('channel.col.name')}</TableCell>
+                <TableCell>{t('channel.col.type')}</TableCell>
+                <TableCell>{t('channel.col.status')}</TableCell>
+                <TableCell>{t('channel.col.group')}</TableCell>
+                <TableCell>{t('channel.col.responseTime')}</TableCell>
+                <TableCell>{t('channel.col.priority')}</TableCell>
+                <TableCell>{t('channel.col.weight')}</TableCell>
+                <TableCell>{t('channel.col.actions')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {items.map((item) => isTagRow(item)
+                ? (
+                  <Fragment key={`tag:${item.tag}`}>
+                    <TagRow
+                      row={item}
+                      typeName={typeName(item.type)}
+                      expanded={expanded.has(item.tag)}
+                      onExpand={() => { toggleExpanded(item.tag) }}
+                      onEnableAll={() => { void act(async () => t('channel.tagEnabled', { count: await setTagStatus(item.tag, true) })) }}
+                      onDisableAll={() => { void act(async () => t('channel.tagDisabled', { count: await setTagStatus(item.tag, false) })) }}
+                      onEditTag={() => { setTagEditing(item) }}
+                      onPriority={async (text) => await setTagPriority(item, text)}
+                      onWeight={async (text) => await setTagWeight(item, text)}
+                    />
+                    {expanded.has(item.tag) && item.children.map((child) => channelRow(child, true))}
+                  </Fragment>
+                  )
+                : channelRow(item))}
+              {items.length === 0 && !loading && (
+                <TableRow>
+                  <TableCell colSpan={COLUMNS} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('channel.empty')}</TableCell>
+                </TableRow>
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        <TablePagination
+          component='div'
+          count={total}
+          page={Math.max(0, page - 1)}
+          rowsPerPage={size}
+          rowsPerPageOptions={PAGE_SIZES}
+          onPageChange={(_e, p) => { setPage(p + 1) }}
+          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)); setPage(1) }}
+          labelRowsPerPage={t('common.rowsPerPage')}
+          labelDisplayedRows={({ from, to, count }) => t('channel.displayedRows', { from, to, count })}
+          sx={{ overflowX: 'auto' }}
+        />
+      </Paper>
+
+      <ChannelDrawer open={drawerOpen} channelId={drawerOpen ? editId : drawerId} types={types} groups={groups} onClose={closeDrawer} onSaved={saved} />
+      <TagDialog row={tagEditing} groups={groups} onClose={() => { setTagEditing(undefined) }} onSaved={() => { setTagEditing(undefined); reload() }} />
+
+      <Dialog open={deleting !== undefined} onClose={() => { setDeleting(undefined) }}>
+        <DialogTitle>{t('channel.deleteTitle')}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>{t('channel.deleteBody', { name: deleting?.name ?? '' })}</DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => { setDeleting(undefined) }}>{t('common.cancel')}</Button>
+          <Button color='error' variant='contained' onClick={() => { void confirmDelete() }}>{t('common.delete')}</Button>
+        </DialogActions>
+      </Dialog>
+      <Dialog open={confirmDisabled} onClose={() => { setConfirmDisabled(false) }}>
+        <DialogTitle>{t('channel.deleteDisabledTitle')}</DialogTitle>
+        <DialogContent>
+          <DialogContentText>{t('channel.deleteDisabledBody')}</DialogContentText>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => { setConfirmDisabled(false) }}>{t('common.cancel')}</Button>
+          <Button color='error' variant='contained' onClick={() => { void deleteDisabled() }}>{t('common.delete')}</Button>
+        </DialogActions>
+      </Dialog>
+    </Stack>
+  )
+}

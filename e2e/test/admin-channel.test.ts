@@ -1,0 +1,404 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
+import { startSystem } from '../src/system.js'
+import { apiClient } from '../src/upstream.js'
+
+/** Milliseconds the fake upstream takes to answer a chat: a test must measure a response time above 0. */
+const ANSWER_DELAY_MS = 150
+
+/**
+ * An OpenAI-protocol upstream on 127.0.0.1: chat completions (JSON with usage, after a short
+ * pause) and a model list of two models.
+ */
+async function fakeUpstream (t: Test): Promise<{ url: string, keys: string[] }> {
+  const state = { url: '', keys: [] as string[] }
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      state.keys.push(req.headers.authorization ?? '')
+      const path = (req.url ?? '').split('?')[0]
+      if (req.method === 'GET' && path === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model' }, { id: 'my-model', object: 'model' }] }))
+        return
+      }
+      if (req.method === 'POST' && path === '/v1/chat/completions') {
+        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { model?: string }
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            created: 1700000000,
+            model: body.model ?? 'gpt-4o-mini',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from upstream' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 }
+          }))
+        }, ANSWER_DELAY_MS)
+        return
+      }
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', code: null } }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return state
+}
+
+/** Polls `check` every 50 ms until it holds (playwright-core has no expect). */
+async function until (check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!await check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+t.test('an admin adds, tests, tags, edits and cleans up channels in the console', async (t) => {
+  const system = await startSystem(t)
+  const db = system.controlPlane.db
+  const upstream = await fakeUpstream(t)
+  const browser = await launchBrowser(t)
+  const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
+  await signIn(page, 'root', '123456')
+  const channelOf = async (name: string) => await db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirstOrThrow()
+  // By test id, not role: while a drawer or dialog is open the rest of the page (toasts included) is aria-hidden.
+  const toast = (text: string | RegExp) => page.locator('[data-testid^="toast-"]').filter({ hasText: text }).first()
+  /** Closes the toasts on screen, so a screenshot shows what they would cover. */
+  const dismissToasts = async () => {
+    const close = page.locator('[data-testid^="toast-"] button')
+    while (await close.count() > 0) await close.first().click()
+  }
+
+  await page.goto('/channel')
+  await page.getByText('No channels yet').waitFor()
+
+  let primaryId = 0
+  await t.test('a channel added through the drawer with the fetched model list is stored with its routing', async (t) => {
+    await page.getByRole('button', { name: 'Add channel' }).click()
+    await page.waitForURL((u) => u.pathname === '/channel/add')
+    const form = page.getByRole('form', { name: 'Add channel' })
+    await form.getByRole('combobox', { name: 'Type' }).getByText('OpenAI').waitFor()
+
+    await form.getByRole('button', { name: 'Clear', exact: true }).click()
+    await form.getByRole('button', { name: 'Create' }).click()
+    await form.getByText('Please fill in the channel name').waitFor()
+    await form.getByText('Please choose at least one model').waitFor()
+    t.pass('name, models and key are checked before sending')
+
+    await form.getByLabel('Base URL').fill(`${upstream.url}/`)
+    await form.getByRole('button', { name: 'Fetch model list' }).click()
+    await toast('Please fill in the key').waitFor()
+    t.pass('fetching the model list of a new channel needs a key')
+
+    await form.getByRole('textbox', { name: 'Key', exact: true }).fill('sk-upstream-1')
+    await form.getByRole('button', { name: 'Fetch model list' }).click()
+    await toast('Fetched 2 models').waitFor()
+    await form.getByRole('button', { name: 'my-model', exact: true }).waitFor()
+    await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
+    t.pass('the fetched models fill the selection')
+
+    await form.getByLabel('Custom model names').fill('my-model')
+    await form.getByRole('button', { name: 'Add', exact: true }).click()
+    await toast('Some models already exist: my-model').waitFor()
+    t.pass('a model already chosen is refused')
+
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('primary')
+    await form.getByRole('button', { name: 'Fill template' }).click()
+    t.equal(await form.getByLabel('Requested model of rule 1').inputValue(), 'gpt-3.5-turbo')
+    t.equal(await form.getByLabel('Upstream model of rule 1').inputValue(), 'gpt-3.5-turbo-0125')
+    await form.getByRole('button', { name: 'Add rule' }).click()
+    await form.getByLabel('Requested model of rule 2').fill('half-filled')
+    await form.getByLabel('Status code mapping').fill('{"429": "500"')
+    await form.getByRole('button', { name: 'Create' }).click()
+    await form.getByText('The status code mapping must be a valid JSON object of HTTP status codes').waitFor()
+    await form.getByLabel('Status code mapping').fill('{"429": "500"}')
+    await form.getByRole('combobox', { name: 'Type' }).scrollIntoViewIfNeeded()
+    await dismissToasts()
+    await screenshot(page, 'channel-drawer-1280')
+    await form.getByRole('button', { name: 'Create' }).click()
+    await toast('Channel created').waitFor()
+    await page.waitForURL((u) => u.pathname === '/channel')
+
+    const stored = await channelOf('primary')
+    primaryId = stored.id
+    t.equal(stored.type, 1)
+    t.equal(stored.base_url, upstream.url, 'the trailing slash is removed')
+    t.equal(stored.models, 'gpt-4o-mini,my-model')
+    t.equal(stored.group, 'default')
+    t.equal(stored.auto_ban, 1)
+    t.same(JSON.parse(stored.model_mapping), { 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125' }, 'the half-filled rule is dropped')
+    t.same(JSON.parse(stored.status_code_mapping), { 429: '500' })
+    const abilities = await db.selectFrom('abilities').select(['group', 'model', 'enabled']).where('channel_id', '=', stored.id).orderBy('model').execute()
+    t.same(abilities, [{ group: 'default', model: 'gpt-4o-mini', enabled: true }, { group: 'default', model: 'my-model', enabled: true }], 'routing rows for every group and model')
+    const row = page.getByTestId(`channel-row-${stored.id}`)
+    await row.getByText('primary').waitFor()
+    await row.getByText('OpenAI').waitFor()
+    await row.getByText('Untested').waitFor()
+  })
+
+  await t.test('testing a channel shows its response time and stores it', async (t) => {
+    const row = page.getByTestId(`channel-row-${primaryId}`)
+    await row.getByRole('button', { name: 'Test', exact: true }).click()
+    await toast(/passed the test with gpt-4o-mini/).waitFor()
+    const shown = await row.getByTestId('response-time').textContent()
+    t.match(shown, /^\d+\.\d\d s$/, `the row shows the response time (${shown})`)
+    const stored = await channelOf('primary')
+    t.ok(stored.response_time >= ANSWER_DELAY_MS, `response_time ${stored.response_time} ms stored`)
+    t.ok(stored.test_time > 0)
+
+    await row.getByRole('button', { name: 'Test a chosen model' }).click()
+    await page.getByRole('menuitem', { name: 'my-model' }).click()
+    await toast(/passed the test with my-model/).waitFor()
+    t.pass('a chosen model is tested')
+  })
+
+  await t.test('a user\'s token is relayed through the new channel', async (t) => {
+    const root = await apiClient(system.url, 'root', '123456')
+    t.equal((await root.call('POST', '/api/user/', { username: 'alice', password: 'password123' })).success, true)
+    const alice = await apiClient(system.url, 'alice', 'password123')
+    await root.call('PUT', '/api/user/', { id: alice.id, quota: 5_000_000 })
+    const token = await alice.call<{ full_key: string }>('POST', '/api/token/', { name: 'laptop', remain_quota: 1_000_000 })
+    t.equal(token.success, true, token.message)
+    let answer: { status: number, body: string } = { status: 0, body: '' }
+    await until(async () => {
+      if (answer.status !== 0 && answer.status !== 503) return true
+      const res = await fetch(`${system.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.data.full_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      })
+      answer = { status: res.status, body: await res.text() }
+      return res.status === 200
+    })
+    t.equal(answer.status, 200, answer.body)
+    t.match(answer.body, /Hello from upstream/)
+    t.equal(upstream.keys.at(-1), 'Bearer sk-upstream-1', 'the upstream got the channel key')
+  })
+
+  let copyId = 0
+  await t.test('editing keeps a blank key, shows the stored one on request, and a copy carries the fields', async (t) => {
+    await page.getByTestId(`channel-row-${primaryId}`).getByRole('button', { name: 'Edit' }).click()
+    await page.waitForURL((u) => u.pathname === `/channel/edit/${primaryId}`)
+    const form = page.getByRole('form', { name: 'Edit channel' })
+    await form.getByText('Leave blank to keep the stored key').waitFor()
+    t.equal(await form.getByRole('textbox', { name: 'Key', exact: true }).inputValue(), '', 'the key is not filled in')
+    t.equal(await form.getByRole('textbox', { name: 'Name', exact: true }).inputValue(), 'primary')
+    await form.getByRole('button', { name: 'Show key' }).click()
+    t.equal(await form.getByLabel('Stored key').inputValue(), 'sk-upstream-1')
+    await form.getByLabel('Tag', { exact: true }).fill('team')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await toast('Channel updated').waitFor()
+    const stored = await channelOf('primary')
+    t.equal(stored.tag, 'team')
+
+    await page.getByTestId(`channel-row-${primaryId}`).getByRole('button', { name: 'Copy' }).click()
+    await toast('Channel copied').waitFor()
+    const copy = await channelOf('primary_copy')
+    copyId = copy.id
+    t.equal(copy.tag, 'team')
+    t.equal(copy.models, stored.models)
+    t.equal(copy.base_url, stored.base_url)
+    await page.getByTestId(`channel-row-${copy.id}`).waitFor()
+
+    // The copy works upstream with the same key.
+    await page.getByTestId(`channel-row-${copy.id}`).getByRole('button', { name: 'Test', exact: true }).click()
+    await toast(/primary_copy passed the test/).waitFor()
+    t.equal(upstream.keys.at(-1), 'Bearer sk-upstream-1', 'the copy calls upstream with the copied key')
+  })
+
+  await t.test('the tag row edits and disables both channels of the tag', async (t) => {
+    await page.getByLabel('Group by tag').check()
+    const tagRow = page.getByTestId('tag-row-team')
+    await tagRow.getByText('2 channels').waitFor()
+    await tagRow.getByRole('button', { name: 'Show the channels of tag team' }).click()
+    await page.getByTestId(`channel-row-${primaryId}`).waitFor()
+    await page.getByTestId(`channel-row-${copyId}`).waitFor()
+    await screenshot(page, 'channel-tags-1280')
+
+    await tagRow.getByRole('button', { name: 'Edit tag' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Edit tag team' })
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await toast('Nothing was changed').waitFor()
+    await dialog.getByLabel('Weight').fill('-2')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.getByText('The weight must be a non-negative integer').waitFor()
+    await dialog.getByLabel('Priority').fill('7')
+    await dialog.getByLabel('Weight').fill('3')
+    await until(async () => await dialog.evaluate((el) => getComputedStyle(el.parentElement!).opacity === '1'))
+    await screenshot(page, 'channel-tag-dialog-1280')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await toast('2 channels updated').waitFor()
+    await dialog.waitFor({ state: 'hidden' })
+    for (const name of ['primary', 'primary_copy']) {
+      const c = await channelOf(name)
+      t.equal(c.priority, 7, `${name} priority`)
+      t.equal(c.weight, 3, `${name} weight`)
+    }
+
+    await tagRow.getByRole('button', { name: 'Disable all' }).click()
+    await toast('2 channels disabled').waitFor()
+    await until(async () => (await db.selectFrom('channels').select('status').where('tag', '=', 'team').execute()).every((c) => c.status === 2))
+    await tagRow.getByText('Disabled').waitFor()
+    t.pass('both children are disabled')
+    const abilities = await db.selectFrom('abilities').select('enabled').where('channel_id', 'in', [primaryId, copyId]).execute()
+    t.ok(abilities.every((a) => !a.enabled), 'their routing is off')
+    await page.getByLabel('Group by tag').uncheck()
+  })
+
+  await t.test('priority and weight are edited in the row', async (t) => {
+    const priority = page.getByLabel('Priority of primary', { exact: true })
+    await priority.fill('-1000')
+    await priority.press('Enter')
+    await toast('The priority must be an integer of at least -999').waitFor()
+    await until(async () => await priority.inputValue() === '7')
+    t.pass('a refused priority reverts')
+    await priority.fill('-5')
+    await priority.press('Enter')
+    await toast('Priority updated').waitFor()
+    t.equal((await channelOf('primary')).priority, -5)
+
+    const weight = page.getByLabel('Weight of primary', { exact: true })
+    await weight.fill('-4')
+    await weight.press('Enter')
+    await toast('Weight updated').waitFor()
+    await until(async () => await weight.inputValue() === '0')
+    t.equal((await channelOf('primary')).weight, 0, 'a negative weight becomes 0')
+    await weight.fill('12')
+    await weight.press('Tab')
+    await until(async () => (await channelOf('primary')).weight === 12)
+    t.pass('leaving the field saves it')
+  })
+
+  await t.test('a batch creates one channel per key line, and a row is deleted after confirming', async (t) => {
+    await page.getByRole('button', { name: 'Add channel' }).click()
+    const form = page.getByRole('form', { name: 'Add channel' })
+    await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
+    t.pass('a new OpenAI channel starts with the type\'s models')
+    const pickType = async (name: string) => {
+      await form.getByRole('combobox', { name: 'Type' }).click()
+      await page.getByRole('option', { name, exact: true }).click()
+    }
+    await pickType('Midjourney Proxy')
+    await form.getByRole('button', { name: 'mj_imagine', exact: true }).waitFor()
+    t.equal(await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).count(), 0, 'the drawing actions replace the untouched models')
+    await pickType('Azure OpenAI')
+    await form.getByLabel('Azure endpoint').waitFor()
+    t.equal(await form.getByLabel('Default API version').getAttribute('placeholder'), '2023-06-01-preview')
+    await pickType('Vertex AI')
+    await form.getByLabel('Service account JSON key').waitFor()
+    await form.getByLabel('Region').waitFor()
+    await pickType('custom')
+    await form.getByLabel('Full base URL').waitFor()
+    await form.getByLabel('Extra settings').waitFor()
+    t.equal(await form.getByLabel('Organization').count(), 0, 'organization is for OpenAI only')
+    await pickType('OpenAI')
+    await form.getByLabel('Organization').waitFor()
+    t.pass('each type shows its own fields')
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('batch')
+    await form.getByLabel('Base URL').fill(upstream.url)
+    await form.getByLabel('Batch create').check()
+    await form.getByLabel('Keys, one per line').fill('sk-b1\nsk-b2')
+    await form.getByRole('button', { name: 'Create' }).click()
+    await toast('2 channels created').waitFor()
+    const made = await db.selectFrom('channels').select(['id', 'group', 'priority', 'weight', 'auto_ban']).where('name', '=', 'batch').orderBy('id').execute()
+    t.equal(made.length, 2)
+    t.ok(made.every((c) => c.group === 'default' && c.priority === 0 && c.weight === 0 && c.auto_ban === 1), 'the channel defaults')
+
+    const doomed = page.getByTestId(`channel-row-${made[1]!.id}`)
+    await doomed.getByRole('button', { name: 'Delete' }).click()
+    const confirm = page.getByRole('dialog', { name: 'Delete channel' })
+    await confirm.getByText('Delete the channel "batch"?').waitFor()
+    await confirm.getByRole('button', { name: 'Delete' }).click()
+    await toast('Channel deleted').waitFor()
+    await until(async () => await doomed.count() === 0)
+    t.equal((await db.selectFrom('channels').select('id').where('name', '=', 'batch').execute()).length, 1)
+
+    await page.getByRole('button', { name: 'Fix database consistency' }).click()
+    await toast('Routing data rebuilt for 3 channels').waitFor()
+    await page.getByRole('button', { name: 'Test all channels' }).click()
+    await toast('Testing all channels in the background').waitFor()
+    await until(async () => (await channelOf('batch')).response_time > 0)
+    t.pass('fix and test all report back; the background test reaches the new channel')
+  })
+
+  await t.test('search, the remembered id sort, an auto-disabled reason on hover, and per-row enable', async (t) => {
+    await page.getByLabel('Search by ID, name or key').fill('copy')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await until(async () => await page.getByTestId(`channel-row-${primaryId}`).count() === 0)
+    await page.getByTestId(`channel-row-${copyId}`).waitFor()
+    await page.getByLabel('Search by ID, name or key').fill('sk-upstream')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByTestId(`channel-row-${primaryId}`).waitFor()
+    t.pass('keyword search by name and by key')
+    await page.getByLabel('Search by ID, name or key').fill('')
+    await page.getByRole('button', { name: 'Search' }).click()
+
+    await page.getByLabel('Sort by ID').check()
+    await page.reload()
+    t.equal(await page.getByLabel('Sort by ID').isChecked(), true, 'the id sort survives a reload')
+    t.equal(await page.evaluate(() => localStorage.getItem('id-sort')), 'true')
+    const ids = await page.locator('[data-testid^="channel-row-"]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-testid')!.slice('channel-row-'.length))))
+    t.same(ids, [...ids].sort((a, b) => b - a), 'newest id first')
+
+    await db.updateTable('channels').set({ status: 3, other_info: JSON.stringify({ status_reason: 'upstream said 401 invalid key', status_time: 1700000000 }) }).where('id', '=', copyId).execute()
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    const copyRow = page.getByTestId(`channel-row-${copyId}`)
+    await copyRow.getByText('Auto-disabled').hover()
+    await page.getByRole('tooltip').getByText('Reason: upstream said 401 invalid key').waitFor()
+    t.pass('the reason shows on hover')
+
+    await page.getByTestId(`channel-row-${primaryId}`).getByRole('button', { name: 'Enable' }).click()
+    await toast('Channel enabled').waitFor()
+    t.equal((await channelOf('primary')).status, 1)
+    await page.getByTestId(`channel-row-${primaryId}`).getByText('Enabled').waitFor()
+  })
+
+  await t.test('at 600 px the list, the drawer and the tag dialog fit the window', async (t) => {
+    const narrow = await openPage(t, browser, system.url, { viewport: NARROW })
+    await signIn(narrow, 'root', '123456')
+    await narrow.goto('/channel')
+    await narrow.getByTestId(`channel-row-${primaryId}`).waitFor()
+    t.equal(await overflow(narrow), 0, '600px: nothing wider than the window')
+    await screenshot(narrow, 'channel-600')
+
+    await narrow.goto(`/channel/edit/${primaryId}`)
+    const form = narrow.getByRole('form', { name: 'Edit channel' })
+    await until(async () => await form.getByRole('textbox', { name: 'Name', exact: true }).inputValue() === 'primary')
+    const box = await form.boundingBox()
+    t.equal(Math.round(box?.width ?? 0), NARROW.width, 'the drawer is full width')
+    await screenshot(narrow, 'channel-drawer-600')
+    await form.getByRole('button', { name: 'Close' }).click()
+    await narrow.waitForURL((u) => u.pathname === '/channel')
+
+    await narrow.getByLabel('Group by tag').check()
+    await narrow.getByTestId('tag-row-team').getByRole('button', { name: 'Edit tag' }).click()
+    const dialog = narrow.getByRole('dialog', { name: 'Edit tag team' })
+    await dialog.waitFor()
+    // Screenshot once the fade-in is over.
+    await until(async () => await dialog.evaluate((el) => getComputedStyle(el.parentElement!).opacity === '1'))
+    t.equal(await overflow(narrow), 0, 'the tag dialog fits')
+    await screenshot(narrow, 'channel-tag-dialog-600')
+  })
+
+  await t.test('delete disabled removes the disabled and auto-disabled channels and tells how many', async (t) => {
+    await db.updateTable('channels').set({ status: 2 }).where('id', '=', primaryId).execute()
+    t.equal(await overflow(page), 0, '1280px: nothing wider than the window')
+    await screenshot(page, 'channel-1280')
+    await page.getByRole('button', { name: 'Delete disabled channels' }).click()
+    const confirm = page.getByRole('dialog', { name: 'Delete disabled channels' })
+    await confirm.getByRole('button', { name: 'Delete' }).click()
+    await toast('2 disabled channels deleted').waitFor()
+    t.same((await db.selectFrom('channels').select('name').execute()).map((c) => c.name), ['batch'], 'only the enabled channel is left')
+    t.equal((await db.selectFrom('abilities').select('channel_id').where('channel_id', 'in', [primaryId, copyId]).execute()).length, 0, 'with no routing left behind')
+    await until(async () => await page.getByTestId(`channel-row-${primaryId}`).count() === 0)
+  })
+})

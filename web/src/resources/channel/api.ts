@@ -1,0 +1,118 @@
+import type {
+  ChannelCreateBody,
+  ChannelDetail,
+  ChannelListItem,
+  ChannelPage,
+  ChannelTagBody,
+  ChannelTagRow,
+  ChannelUpdateBody,
+  ChannelView
+} from '@modelgate/contracts'
+import { del, get, post, put, requestEnvelope } from '../../api/client'
+
+export interface ChannelQuery {
+  page: number
+  size: number
+  idSort: boolean
+  tagMode: boolean
+  keyword: string
+  model: string
+  group: string
+}
+
+/** A list row is a tag row (tag mode) when it carries children. */
+export function isTagRow (item: ChannelListItem): item is ChannelTagRow {
+  return 'children' in item
+}
+
+/** A page of channels (or tag rows); with a keyword, model or group, the search endpoint. */
+export async function listChannels (q: ChannelQuery): Promise<ChannelPage> {
+  const query = { p: q.page, page_size: q.size, id_sort: q.idSort, tag_mode: q.tagMode }
+  const keyword = q.keyword.trim()
+  const model = q.model.trim()
+  const group = q.group.trim()
+  if (keyword === '' && model === '' && group === '') return await get<ChannelPage>('/api/channel/', query)
+  return await get<ChannelPage>('/api/channel/search', { ...query, keyword, model, group })
+}
+
+/** One channel with its opened key. */
+export async function getChannel (id: number): Promise<ChannelDetail> {
+  return await get<ChannelDetail>(`/api/channel/${id}`)
+}
+
+/** Creates one channel, or (batch) one per key line; the created channels in order. */
+export async function createChannels (body: ChannelCreateBody): Promise<ChannelView[]> {
+  return await post<ChannelView[]>('/api/channel/', body)
+}
+
+export async function updateChannel (body: ChannelUpdateBody): Promise<ChannelView> {
+  return await put<ChannelView>('/api/channel/', body)
+}
+
+/** The list's inline edits: status, priority or weight alone. */
+export async function patchChannel (id: number, change: { status: 1 | 2 } | { priority: number } | { weight: number }): Promise<ChannelView> {
+  return await put<ChannelView>('/api/channel/', { id, ...change })
+}
+
+export async function deleteChannel (id: number): Promise<void> {
+  await del(`/api/channel/${id}/`)
+}
+
+/** Deletes every disabled and auto-disabled channel; how many went. */
+export async function deleteDisabledChannels (): Promise<number> {
+  return await del<number>('/api/channel/disabled')
+}
+
+/** Rebuilds the routing data of every channel; how many channels. */
+export async function fixChannels (): Promise<number> {
+  return await post<number>('/api/channel/fix')
+}
+
+/** Tests one channel now; `time` in seconds. A failed test throws with the upstream's reason. */
+export async function testChannel (id: number, model?: string): Promise<{ message: string, time: number }> {
+  const answer = await requestEnvelope<never>('GET', `/api/channel/test/${id}`, { query: { model } })
+  return { message: answer.message, time: typeof answer.time === 'number' ? answer.time : 0 }
+}
+
+/** Starts testing every channel in the background; the server's message. */
+export async function testAllChannels (): Promise<string> {
+  return (await requestEnvelope<null>('GET', '/api/channel/test')).message
+}
+
+/** Overwrites the given fields on every channel of a tag; how many changed. */
+export async function editTag (body: ChannelTagBody): Promise<number> {
+  return await put<number>('/api/channel/tag', body)
+}
+
+export async function setTagStatus (tag: string, enabled: boolean): Promise<number> {
+  return await post<number>(`/api/channel/tag/${enabled ? 'enabled' : 'disabled'}`, { tag })
+}
+
+/** The upstream model list of a saved channel. */
+export async function fetchSavedModels (id: number): Promise<string[]> {
+  return await get<string[]>(`/api/channel/fetch_models/${id}`)
+}
+
+/** The upstream model list of settings not saved yet (the first key line is used). */
+export async function fetchModels (body: { type: number, base_url: string, key: string, proxy_url: string }): Promise<string[]> {
+  return await post<string[]>('/api/channel/fetch_models', body)
+}
+
+/** Every model a channel type offers by default or a channel lists. */
+export async function knownModels (): Promise<string[]> {
+  return (await get<Array<{ id: string }>>('/api/channel/models')).map((m) => m.id)
+}
+
+/** Default models by channel type (the keys are type numbers as text). */
+export async function defaultModels (): Promise<Record<string, string[]>> {
+  return await get<Record<string, string[]>>('/api/models')
+}
+
+/** Channel type number (as text) -> name. */
+export async function channelTypes (): Promise<Record<string, string>> {
+  return await get<Record<string, string>>('/api/models/types')
+}
+
+export async function groupNames (): Promise<string[]> {
+  return await get<string[]>('/api/group/')
+}

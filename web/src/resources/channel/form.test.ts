@@ -1,0 +1,91 @@
+import type { ChannelDetail } from '@modelgate/contracts'
+import t from 'tap'
+import { bodyOf, emptyForm, formOf, keyLines, mappingJson, relatedModels, tagBodyOf, tagFormOf, validate, validateTag } from './form.ts'
+
+const valid = () => ({ ...emptyForm(), name: 'main', key: 'sk-a', models: ['gpt-4o'] })
+
+t.test('a new channel needs a name, groups, models and a key; an edit keeps a blank key', async (t) => {
+  t.same(validate(valid(), true), {})
+  const blank = { ...emptyForm(), groups: [] }
+  t.same(validate(blank, true), {
+    name: 'channel.form.error.name',
+    groups: 'channel.form.error.groups',
+    models: 'channel.form.error.models',
+    key: 'channel.form.error.key'
+  })
+  t.same(validate({ ...valid(), key: '' }, false), {}, 'blank key on edit')
+  t.equal(bodyOf({ ...valid(), key: '  ' }).key, undefined, 'a blank key is not sent')
+})
+
+t.test('JSON fields, URLs, priority and weight are checked as the server checks them', async (t) => {
+  t.equal(validate({ ...valid(), statusCodeMapping: '{"400": "500"}' }, true).statusCodeMapping, undefined)
+  t.equal(validate({ ...valid(), statusCodeMapping: '{"400": "oops"}' }, true).statusCodeMapping, 'channel.form.error.statusCodeMapping')
+  t.equal(validate({ ...valid(), statusCodeMapping: '[1]' }, true).statusCodeMapping, 'channel.form.error.statusCodeMapping')
+  t.equal(validate({ ...valid(), type: 8, setting: 'nope' }, true).setting, 'channel.form.error.setting')
+  t.equal(validate({ ...valid(), type: 1, setting: 'nope' }, true).setting, undefined, 'only types 8 and 45 have settings')
+  t.equal(validate({ ...valid(), baseUrl: 'ftp://x' }, true).baseUrl, 'channel.form.error.baseUrl')
+  t.equal(validate({ ...valid(), proxyUrl: 'socks5://127.0.0.1:1080' }, true).proxyUrl, undefined)
+  t.equal(validate({ ...valid(), proxyUrl: 'localhost' }, true).proxyUrl, 'channel.form.error.proxyUrl')
+  t.equal(validate({ ...valid(), priority: '-1000' }, true).priority, 'channel.form.error.priority')
+  t.equal(validate({ ...valid(), priority: '1.5' }, true).priority, 'channel.form.error.priority')
+  t.equal(validate({ ...valid(), weight: 'x' }, true).weight, 'channel.form.error.weight')
+  t.equal(bodyOf({ ...valid(), weight: '-3' }).weight, 0, 'a negative weight becomes 0')
+  t.equal(validate({ ...valid(), type: 41, key: 'not json' }, true).key, 'channel.form.error.jsonKey')
+  t.equal(validate({ ...valid(), type: 41, key: '{"type": "service_account"}' }, true).key, undefined)
+})
+
+t.test('the body: trailing slashes go, type defaults fill other, redirect rows need both sides', async (t) => {
+  const body = bodyOf({
+    ...valid(),
+    type: 3,
+    baseUrl: 'https://x.openai.azure.com//',
+    mapping: [{ from: 'gpt-3.5-turbo', to: 'gpt-3.5-turbo-0125' }, { from: 'half', to: ' ' }],
+    organization: 'org-1'
+  })
+  t.equal(body.base_url, 'https://x.openai.azure.com')
+  t.equal(body.other, '2023-06-01-preview')
+  t.equal(body.openai_organization, null, 'organization is for type 1 only')
+  t.same(JSON.parse(body.model_mapping!), { 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125' })
+  t.equal(bodyOf({ ...valid(), type: 18 }).other, 'v2.1')
+  t.equal(mappingJson([{ from: '', to: 'x' }]), '')
+  t.same(bodyOf(valid()).group, 'default', 'default group')
+  t.equal(bodyOf(valid()).auto_ban, 1, 'auto-disable on by default')
+})
+
+t.test('drawing and music types get their fixed action lists', async (t) => {
+  t.ok(relatedModels(2, {}).includes('mj_imagine'))
+  t.ok(relatedModels(5, {}).includes('mj_describe'))
+  t.same(relatedModels(36, {}), ['suno_music', 'suno_lyrics'])
+  t.same(relatedModels(1, { 1: ['gpt-4o'] }), ['gpt-4o'])
+})
+
+t.test('a JSON key is one credential, other keys one per line', async (t) => {
+  t.same(keyLines('a\n\nb\na'), ['a', 'b'])
+  t.same(keyLines('{"a": 1}'), ['{"a":1}'])
+})
+
+t.test('an edit loads the channel with models and groups split on commas and no key', async (t) => {
+  const channel = {
+    id: 1, type: 1, name: 'c', key: 'sk-secret', openai_organization: null, max_input_tokens: 0, base_url: '', other: '',
+    models: 'a, b,a', group: 'default,vip', model_mapping: '{"x": "y"}', status_code_mapping: '', auto_ban: 0, test_model: '',
+    priority: 3, weight: 2, tag: 't', proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0,
+    balance_updated_time: 0, used_quota: 0, created_time: 0, other_info: {}
+  } satisfies ChannelDetail
+  const form = formOf(channel)
+  t.same(form.models, ['a', 'b'])
+  t.same(form.groups, ['default', 'vip'])
+  t.same(form.mapping, [{ from: 'x', to: 'y' }])
+  t.equal(form.key, '', 'the stored key is not put in the form')
+  t.equal(form.autoBan, false)
+})
+
+t.test('a tag edit: blank keeps, a cleared name dissolves, nothing changed is refused', async (t) => {
+  t.equal(tagBodyOf('team', tagFormOf('team')), undefined)
+  t.same(tagBodyOf('team', { ...tagFormOf('team'), newTag: '' }), { tag: 'team', new_tag: '' })
+  t.same(tagBodyOf('team', { ...tagFormOf('team'), priority: '5', models: ['a'] }), { tag: 'team', models: 'a', priority: 5 })
+  t.same(validateTag({ ...tagFormOf('team'), weight: '-1', priority: 'x', modelMapping: '{' }), {
+    modelMapping: 'channel.form.error.modelMapping',
+    priority: 'channel.form.error.priority',
+    weight: 'channel.tag.weightInvalid'
+  })
+})
