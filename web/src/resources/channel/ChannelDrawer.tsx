@@ -59,6 +59,10 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const [form, setForm] = useState<ChannelForm>(emptyForm)
   const [errors, setErrors] = useState<FormErrors>({})
   const [loading, setLoading] = useState(false)
+  // The channel whose values the form holds: until it matches, the fields stay hidden so nobody
+  // reads or types into an empty form that the load is about to overwrite.
+  const [loadedFor, setLoadedFor] = useState<number | undefined>()
+  const waiting = channelId !== undefined && loadedFor !== channelId
   const [saving, setSaving] = useState(false)
   const [fetching, setFetching] = useState(false)
   const [defaults, setDefaults] = useState<Record<string, string[]>>({})
@@ -76,6 +80,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     setForm(emptyForm())
     setCustom('')
     setStoredKey(undefined)
+    setLoadedFor(undefined)
     defaultModels().then((d) => {
       if (!live) return
       setDefaults(d)
@@ -86,7 +91,9 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     if (channelId !== undefined) {
       setLoading(true)
       getChannel(channelId).then((channel) => {
-        if (live) setForm(formOf(channel))
+        if (!live) return
+        setForm(formOf(channel))
+        setLoadedFor(channelId)
       }, (err: unknown) => {
         if (!live) return
         notify.error(err)
@@ -258,8 +265,8 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
           <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{title}</Typography>
           <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
         </Stack>
-        {loading && <LinearProgress />}
-        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1 }}>
+        {(loading || waiting) && <LinearProgress />}
+        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1, visibility: waiting ? 'hidden' : undefined }}>
           <TextField
             select
             label={t('channel.form.type')}
@@ -502,7 +509,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         </Stack>
         <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', px: 2, py: 1.5, borderTop: 1, borderColor: 'divider' }}>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type='submit' variant='contained' disabled={saving || loading}>
+          <Button type='submit' variant='contained' disabled={saving || loading || waiting}>
             {creating ? t('channel.form.submitCreate') : t('channel.form.submitEdit')}
           </Button>
         </Stack>

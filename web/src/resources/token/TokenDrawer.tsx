@@ -61,6 +61,9 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
   const closeRef = useRef(onClose)
   useEffect(() => { closeRef.current = onClose })
 
+  // Until the token's values are in, the fields stay hidden: typing into the empty form would be overwritten.
+  const waiting = tokenId !== undefined && original?.id !== tokenId
+
   useEffect(() => {
     if (!open) return
     let live = true
@@ -138,8 +141,8 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
           <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{creating ? t('token.form.createTitle') : t('token.form.editTitle')}</Typography>
           <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
         </Stack>
-        {loading && <LinearProgress />}
-        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1 }}>
+        {(loading || waiting) && <LinearProgress />}
+        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1, visibility: waiting ? 'hidden' : undefined }}>
           <TextField
             label={t('token.form.name')}
             value={form.name}
@@ -268,7 +271,7 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
         </Stack>
         <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', px: 2, py: 1.5, borderTop: 1, borderColor: 'divider' }}>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type='submit' variant='contained' disabled={saving || loading}>
+          <Button type='submit' variant='contained' disabled={saving || loading || waiting}>
             {creating ? t('token.form.submitCreate') : t('token.form.submitEdit')}
           </Button>
         </Stack>
