@@ -50,3 +50,16 @@ export const UsageEvent = Type.Object({
   error: Type.Optional(Type.Object({ status: Type.Integer(), message: Type.String() }))
 })
 export type UsageEvent = Static<typeof UsageEvent>
+
+/**
+ * One job on the usage queue: the events one gateway finished within a few milliseconds (up to
+ * a few hundred). Batching keeps the queue's per-job cost off the hot path and lets the worker
+ * settle many events in one transaction; settlement stays idempotent per event (request id).
+ */
+export const UsageBatch = Type.Object({
+  events: Type.Array(UsageEvent, { minItems: 1, maxItems: 1000 })
+})
+export type UsageBatch = Static<typeof UsageBatch>
+
+/** The job name of a {@link UsageBatch}; a job of any other name carries one bare UsageEvent. */
+export const USAGE_BATCH_JOB = 'settle-batch'

@@ -95,6 +95,18 @@ t.test('a malformed event fails for good instead of retrying', async (t) => {
   await t.rejects(run({ id: 'x', data: { request_id: 'x', quota: -5 } }, s.deps), { name: 'UnrecoverableError', message: /malformed usage event/ })
 })
 
+t.test('a gateway batch settles its events together; a malformed one fails the job after the good ones settle', async (t) => {
+  const s = await setup(t)
+  const events = [1, 2, 3].map((i) => event({ request_id: `b${i}`, user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 100 * i }))
+  t.same(await run({ id: 'b1+3', data: { events } }, s.deps), { settled: 3, events: 3 })
+  t.same(await run({ id: 'b1+3', data: { events } }, s.deps), { settled: 0, events: 3 }, 'a redelivered batch settles nothing twice')
+  t.equal((await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota, 1_000_000 - 600)
+  const good = event({ request_id: 'b4', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 50 })
+  await t.rejects(run({ id: 'b4+2', data: { events: [good, { request_id: 'b5', quota: -1 }] } }, s.deps), { name: 'UnrecoverableError', message: /1 of 2 events malformed/ })
+  t.equal((await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota, 1_000_000 - 650, 'the good event of the poisoned batch is billed')
+  t.equal((await s.db.selectFrom('logs').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n, 4)
+})
+
 t.test('after 10,000 random events settled in batches, balances equal the sums of the logs', async (t) => {
   const s = await setup(t)
   const users = [s.user, ...await Promise.all([1, 2, 3].map((i) => s.db.insertInto('users').values({ username: `p${i}`, quota: 5_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()))]

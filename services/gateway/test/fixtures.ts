@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadGatewayConfig } from '@modelgate/config'
-import { USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
+import { USAGE_QUEUE, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
 import { type Database, type Kysely, migrateToLatest, createDb } from '@modelgate/db'
 import { fastifyOptions, SecretBox, tokenKeyHash } from '@modelgate/service'
 import { createServiceEnv, TEST_SECRETS } from '@modelgate/testing'
@@ -97,8 +97,11 @@ export async function seedChannel (db: Kysely<Database>, opts: {
 
 /** Every usage event the gateway queued, in order. */
 export async function usageEvents (app: FastifyInstance): Promise<UsageEvent[]> {
+  // A request that just ended may still have its event in the publisher's few-millisecond buffer.
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  await app.usagePublisher.flush()
   const jobs = await app.usagePublisher.queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])
-  return jobs.map((j) => j.data as UsageEvent).sort((a, b) => a.use_time_ms - b.use_time_ms)
+  return jobs.flatMap((j) => (j.data as UsageBatch).events).sort((a, b) => a.use_time_ms - b.use_time_ms)
 }
 
 export { USAGE_QUEUE }

@@ -1,37 +1,79 @@
-import { USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
+import { USAGE_BATCH_JOB, USAGE_QUEUE, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
 import { Queue } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 
+/** How the publisher groups events: at most `max` per job, none held longer than `waitMs`. */
+export interface UsageBatching { max: number, waitMs: number }
+
+const DEFAULT_BATCHING: UsageBatching = { max: 200, waitMs: 2 }
+
 /**
- * Puts one usage event per admitted request on the `usage` queue. The job id is the request id,
- * so publishing twice cannot create two settlements. A failed publish is retried, then logged
- * with the whole event (it carries no secret) so nothing billable disappears silently.
+ * Puts every admitted request's usage event on the `usage` queue, grouped: the events finished
+ * within `waitMs` go out as one job, so the queue's per-job cost (a Lua script on each side) is
+ * paid once per batch instead of once per request. The job id derives from the batch's first
+ * request id, so a retried add cannot create a second job; settlement is idempotent per event
+ * anyway. A failed add is retried, then logged with the whole events (they carry no secret) so
+ * nothing billable disappears silently. close() sends what is buffered.
  */
 export class UsagePublisher {
   readonly queue: Queue
   readonly #log: FastifyBaseLogger
+  readonly #batching: UsageBatching
+  #buffer: Array<{ event: UsageEvent, done: () => void }> = []
+  #timer: NodeJS.Timeout | undefined
+  readonly #sending = new Set<Promise<void>>()
 
-  constructor (connection: object, prefix: string, log: FastifyBaseLogger) {
+  constructor (connection: object, prefix: string, log: FastifyBaseLogger, batching: UsageBatching = DEFAULT_BATCHING) {
     this.queue = new Queue(USAGE_QUEUE, { connection, prefix })
     this.#log = log
+    this.#batching = batching
   }
 
+  /** Resolves once the event is on the queue (or, after retries, in the error log). */
   async publish (event: UsageEvent): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#buffer.push({ event, done: resolve })
+      if (this.#buffer.length >= this.#batching.max) this.#flush()
+      else this.#timer ??= setTimeout(() => { this.#flush() }, this.#batching.waitMs)
+    })
+  }
+
+  /** Sends what is buffered now and waits for every send in flight. */
+  async flush (): Promise<void> {
+    this.#flush()
+    await Promise.all([...this.#sending])
+  }
+
+  #flush (): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    const batch = this.#buffer
+    this.#buffer = []
+    if (batch.length === 0) return
+    const sending = this.#send(batch.map((b) => b.event)).finally(() => {
+      this.#sending.delete(sending)
+      for (const b of batch) b.done()
+    })
+    this.#sending.add(sending)
+  }
+
+  async #send (events: UsageEvent[]): Promise<void> {
+    const data: UsageBatch = { events }
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.queue.add('settle', event, {
-          jobId: event.request_id,
+        await this.queue.add(USAGE_BATCH_JOB, data, {
+          jobId: `${events[0]!.request_id}+${events.length}`,
           // Transient failures (Postgres down) retry until they succeed, at most a minute apart;
-          // a malformed event fails at once (UnrecoverableError in the worker).
+          // malformed events fail at once (UnrecoverableError in the worker).
           attempts: Number.MAX_SAFE_INTEGER,
           backoff: { type: 'capped' },
-          removeOnComplete: 10_000,
+          removeOnComplete: 1000,
           removeOnFail: false
         })
         return
       } catch (err) {
         if (attempt >= 5) {
-          this.#log.error({ err, usage_event: event }, 'usage event could not be queued')
+          for (const event of events) this.#log.error({ err, usage_event: event }, 'usage event could not be queued')
           return
         }
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt))
@@ -40,6 +82,7 @@ export class UsagePublisher {
   }
 
   async close (): Promise<void> {
+    await this.flush()
     await this.queue.close()
   }
 }

@@ -1,15 +1,17 @@
 import { USAGE_QUEUE } from '@modelgate/contracts'
 
 /**
- * Settles the gateway's usage events. The gateway sets the job id to the request id and the
- * attempts/backoff; settlement is idempotent by request id in Postgres and by the reservation
- * key in Redis, so redelivery and retries change nothing twice.
+ * Settles the gateway's usage events, which arrive in batches (one job per few milliseconds of a
+ * gateway's traffic). The gateway sets the job id and the attempts/backoff; settlement is
+ * idempotent by request id in Postgres and by the reservation key in Redis, so redelivery and
+ * retries change nothing twice.
  */
 export const settleUsageJob = {
   queue: USAGE_QUEUE,
-  /** Events one worker holds at once; those arriving together settle in one transaction. */
-  concurrency: 64,
-  batch: { max: 64, waitMs: 15 }
+  /** Jobs one worker holds at once. */
+  concurrency: 16,
+  /** Events (of every job in hand) that settle in one transaction, waiting at most waitMs for more. */
+  batch: { max: 500, waitMs: 10 }
 } as const
 
 /**
