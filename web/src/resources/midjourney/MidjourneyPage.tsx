@@ -1,1 +1,177 @@
-export default function MidjourneyPage () { return null }
+import Box from '@mui/material/Box'
+import Chip from '@mui/material/Chip'
+import LinearProgress from '@mui/material/LinearProgress'
+import Link from '@mui/material/Link'
+import Paper from '@mui/material/Paper'
+import Stack from '@mui/material/Stack'
+import Table from '@mui/material/Table'
+import TableBody from '@mui/material/TableBody'
+import TableCell from '@mui/material/TableCell'
+import TableContainer from '@mui/material/TableContainer'
+import TableHead from '@mui/material/TableHead'
+import TablePagination from '@mui/material/TablePagination'
+import TableRow from '@mui/material/TableRow'
+import Typography from '@mui/material/Typography'
+import { useCallback, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { isAdmin, useAuth } from '../../auth/AuthContext'
+import { PAGE_SIZES } from '../../lib/usePersistentState'
+import { DurationCell, LongTextCell, TimeCell } from '../task/cells'
+import { boundOf, drawingDefaultStart } from '../task/range'
+import { channelOf, type TaskFilterForm, TaskFilters } from '../task/TaskFilters'
+import { usePagedTasks } from '../task/usePagedTasks'
+import { type DrawingQuery, type DrawingTask, listDrawings } from './api'
+
+function StatusChip ({ status }: { status: string }) {
+  const { t } = useTranslation()
+  switch (status) {
+    case 'NOT_START': return <Chip size='small' label={t('midjourney.status.notStart')} />
+    case 'SUBMITTED': return <Chip size='small' color='info' variant='outlined' label={t('midjourney.status.submitted')} />
+    case 'IN_PROGRESS': return <Chip size='small' color='info' label={t('midjourney.status.inProgress')} />
+    case 'MODAL': return <Chip size='small' color='warning' label={t('midjourney.status.modal')} />
+    case 'SUCCESS': return <Chip size='small' color='success' label={t('midjourney.status.success')} />
+    case 'FAILURE': return <Chip size='small' color='error' label={t('midjourney.status.failure')} />
+    default: return <Chip size='small' variant='outlined' label={t('midjourney.status.unknown')} />
+  }
+}
+
+function CodeChip ({ code }: { code: number }) {
+  const { t } = useTranslation()
+  switch (code) {
+    case 1: return <Chip size='small' color='success' variant='outlined' label={t('midjourney.code.submitted')} />
+    case 21: return <Chip size='small' color='info' variant='outlined' label={t('midjourney.code.waiting')} />
+    case 22: return <Chip size='small' color='warning' variant='outlined' label={t('midjourney.code.duplicate')} />
+    case 0: return <Chip size='small' color='error' variant='outlined' label={t('midjourney.code.notSubmitted')} />
+    default: return <Chip size='small' variant='outlined' label={t('midjourney.code.other', { code })} />
+  }
+}
+
+function ActionLabel ({ action }: { action: string }) {
+  const { t } = useTranslation()
+  switch (action) {
+    case 'IMAGINE': return <>{t('midjourney.action.imagine')}</>
+    case 'UPSCALE': return <>{t('midjourney.action.upscale')}</>
+    case 'VARIATION': return <>{t('midjourney.action.variation')}</>
+    case 'HIGH_VARIATION': return <>{t('midjourney.action.highVariation')}</>
+    case 'LOW_VARIATION': return <>{t('midjourney.action.lowVariation')}</>
+    case 'PAN': return <>{t('midjourney.action.pan')}</>
+    case 'DESCRIBE': return <>{t('midjourney.action.describe')}</>
+    case 'BLEND': return <>{t('midjourney.action.blend')}</>
+    case 'SHORTEN': return <>{t('midjourney.action.shorten')}</>
+    case 'REROLL': return <>{t('midjourney.action.reroll')}</>
+    case 'INPAINT': return <>{t('midjourney.action.inpaint')}</>
+    case 'ZOOM': return <>{t('midjourney.action.zoom')}</>
+    case 'CUSTOM_ZOOM': return <>{t('midjourney.action.customZoom')}</>
+    case 'SWAP_FACE': return <>{t('midjourney.action.swapFace')}</>
+    case 'UPLOAD': return <>{t('midjourney.action.upload')}</>
+    case 'MODAL': return <>{t('midjourney.action.modal')}</>
+    default: return <>{action === '' ? '—' : action}</>
+  }
+}
+
+/** Only web addresses become links and images: a stored javascript: or data: URL is shown as nothing. */
+const isWebUrl = (url: string): boolean => /^https?:\/\//i.test(url)
+
+function ImageCell ({ row }: { row: DrawingTask }) {
+  const { t } = useTranslation()
+  if (!isWebUrl(row.image_url)) return <TableCell sx={{ color: 'text.disabled' }}>—</TableCell>
+  return (
+    <TableCell>
+      <Link href={row.image_url} target='_blank' rel='noopener noreferrer' aria-label={t('midjourney.openImage', { id: row.mj_id })}>
+        <Box
+          component='img' src={row.image_url} alt='' loading='lazy' referrerPolicy='no-referrer'
+          sx={{ width: 56, height: 56, objectFit: 'cover', borderRadius: 1, display: 'block', bgcolor: 'action.hover' }}
+        />
+      </Link>
+    </TableCell>
+  )
+}
+
+const queryOf = (f: TaskFilterForm): DrawingQuery => ({ start: boundOf(f.start), end: boundOf(f.end), mjId: f.id, channel: channelOf(f.channel) })
+const initialForm = (): TaskFilterForm => ({ start: drawingDefaultStart(), end: '', id: '', channel: '' })
+
+/** Drawing (Midjourney) tasks (SPEC.md section 2): users see their own; admins everyone's, with channel and submit result. */
+export default function MidjourneyPage () {
+  const { t } = useTranslation()
+  const { user } = useAuth()
+  const admin = isAdmin(user)
+  const [form, setForm] = useState<TaskFilterForm>(initialForm)
+  const load = useCallback(async (q: DrawingQuery, page: number, size: number) => await listDrawings(admin, q, page, size), [admin])
+  const { items, total, loading, page, setPage, size, setSize, search } = usePagedTasks(load, () => queryOf(form))
+  const columns = admin ? 12 : 10
+
+  return (
+    <Stack spacing={2}>
+      <Box>
+        <Typography variant='h5' component='h1'>{t('midjourney.title')}</Typography>
+        <Typography variant='body2' color='text.secondary'>{t('midjourney.intro')}</Typography>
+      </Box>
+      <TaskFilters
+        form={form}
+        onChange={setForm}
+        onSubmit={() => { search(queryOf(form)) }}
+        onReset={() => { const f = initialForm(); setForm(f); search(queryOf(f)) }}
+        idLabel={t('midjourney.mjId')}
+        admin={admin}
+      />
+      <Paper sx={{ minWidth: 0 }}>
+        {loading && <LinearProgress />}
+        <TableContainer sx={{ overflowX: 'auto' }}>
+          <Table size='small' aria-label={t('midjourney.title')}>
+            <TableHead>
+              <TableRow>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.submitTime')}</TableCell>
+                {admin && <TableCell>{t('midjourney.col.channel')}</TableCell>}
+                {admin && <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.code')}</TableCell>}
+                <TableCell>{t('midjourney.col.action')}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.mjId')}</TableCell>
+                <TableCell>{t('midjourney.col.status')}</TableCell>
+                <TableCell>{t('midjourney.col.progress')}</TableCell>
+                <TableCell>{t('midjourney.col.image')}</TableCell>
+                <TableCell>{t('midjourney.col.prompt')}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.promptEn')}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.failReason')}</TableCell>
+                <TableCell>{t('midjourney.col.duration')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {items.map((row) => (
+                <TableRow hover key={row.id} data-testid={`mj-row-${row.mj_id}`}>
+                  <TimeCell seconds={row.submit_time} />
+                  {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
+                  {admin && <TableCell><CodeChip code={row.code ?? 0} /></TableCell>}
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
+                  <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.mj_id}</TableCell>
+                  <TableCell><StatusChip status={row.status} /></TableCell>
+                  <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
+                  <ImageCell row={row} />
+                  <LongTextCell text={row.prompt} />
+                  <LongTextCell text={row.prompt_en} />
+                  <LongTextCell text={row.fail_reason} />
+                  <DurationCell submit={row.submit_time} finish={row.finish_time} />
+                </TableRow>
+              ))}
+              {items.length === 0 && !loading && (
+                <TableRow>
+                  <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('midjourney.empty')}</TableCell>
+                </TableRow>
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        <TablePagination
+          component='div'
+          count={total}
+          page={Math.max(0, page - 1)}
+          rowsPerPage={size}
+          rowsPerPageOptions={PAGE_SIZES}
+          onPageChange={(_e, p) => { setPage(p + 1) }}
+          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)) }}
+          labelRowsPerPage={t('common.rowsPerPage')}
+          labelDisplayedRows={({ from, to, count }) => t('midjourney.displayedRows', { from, to, count })}
+          sx={{ overflowX: 'auto' }}
+        />
+      </Paper>
+    </Stack>
+  )
+}

@@ -1,0 +1,79 @@
+import type { RedemptionView } from '@modelgate/contracts'
+import Checkbox from '@mui/material/Checkbox'
+import Chip from '@mui/material/Chip'
+import IconButton from '@mui/material/IconButton'
+import Stack from '@mui/material/Stack'
+import TableCell from '@mui/material/TableCell'
+import TableRow from '@mui/material/TableRow'
+import Tooltip from '@mui/material/Tooltip'
+import BlockIcon from '@mui/icons-material/Block'
+import CheckCircleIcon from '@mui/icons-material/CheckCircleOutlineOutlined'
+import ContentCopyIcon from '@mui/icons-material/ContentCopy'
+import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
+import EditIcon from '@mui/icons-material/EditOutlined'
+import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
+import type { ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useStatus } from '../../api/useStatus'
+import { formatTime, renderQuota } from '../../lib/format'
+
+function StatusChip ({ row }: { row: RedemptionView }) {
+  const { t } = useTranslation()
+  switch (row.status) {
+    case 1: return <Chip size='small' color='success' label={t('redemption.status.unused')} />
+    case 2: return <Chip size='small' color='warning' label={t('redemption.status.disabled')} />
+    case 3: {
+      const chip = <Chip size='small' label={t('redemption.status.used')} />
+      return row.redeemed_time > 0 ? <Tooltip title={t('redemption.redeemedAt', { time: formatTime(row.redeemed_time) })}>{chip}</Tooltip> : chip
+    }
+    default: return <Chip size='small' variant='outlined' label={t('redemption.status.unknown')} />
+  }
+}
+
+function Action ({ label, onClick, color, children }: { label: string, onClick: () => void, color?: 'error', children: ReactNode }) {
+  return (
+    <Tooltip title={label}>
+      <IconButton size='small' aria-label={label} color={color} onClick={onClick}>{children}</IconButton>
+    </Tooltip>
+  )
+}
+
+export interface RedemptionRowProps {
+  row: RedemptionView
+  selected: boolean
+  onSelect: () => void
+  onView: () => void
+  onCopy: () => void
+  onDelete: () => void
+  onToggle: () => void
+  onEdit: () => void
+}
+
+/** One code; a used code can be neither enabled nor edited (SPEC.md section 4). */
+export function RedemptionRow ({ row, selected, onSelect, onView, onCopy, onDelete, onToggle, onEdit }: RedemptionRowProps) {
+  const { t } = useTranslation()
+  const { status } = useStatus()
+  return (
+    <TableRow hover selected={selected} data-testid={`redemption-row-${row.id}`}>
+      <TableCell padding='checkbox'>
+        <Checkbox checked={selected} onChange={onSelect} slotProps={{ input: { 'aria-label': t('redemption.selectRow', { id: row.id }) } }} />
+      </TableCell>
+      <TableCell>{row.id}</TableCell>
+      <TableCell sx={{ minWidth: 100, maxWidth: 220, overflowWrap: 'anywhere' }}>{row.name}</TableCell>
+      <TableCell><StatusChip row={row} /></TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>{renderQuota(row.quota, status)}</TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_time)}</TableCell>
+      <TableCell>{row.used_user_id === 0 ? t('common.none') : row.used_user_id}</TableCell>
+      <TableCell sx={{ whiteSpace: 'nowrap' }}>
+        <Stack direction='row' spacing={0.25}>
+          <Action label={t('redemption.action.view')} onClick={onView}><VisibilityIcon fontSize='small' /></Action>
+          <Action label={t('redemption.action.copy')} onClick={onCopy}><ContentCopyIcon fontSize='small' /></Action>
+          <Action label={t('redemption.action.delete')} color='error' onClick={onDelete}><DeleteIcon fontSize='small' /></Action>
+          {row.status === 1 && <Action label={t('redemption.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>}
+          {row.status === 2 && <Action label={t('redemption.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
+          {row.status === 1 && <Action label={t('redemption.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>}
+        </Stack>
+      </TableCell>
+    </TableRow>
+  )
+}

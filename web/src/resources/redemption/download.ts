@@ -1,0 +1,36 @@
+/** Characters no common file system accepts in a name. */
+const UNSAFE = /[\\/:*?"<>|\p{Cc}]/gu
+
+/** `<name>.txt`, the name made safe for a file system (an empty one becomes "redemption"). */
+export function codesFileName (name: string): string {
+  const safe = name.trim().replace(UNSAFE, '_')
+  return `${safe === '' ? 'redemption' : safe}.txt`
+}
+
+/** One code per line, as the console has always exported them. */
+export function codesText (keys: string[]): string {
+  return keys.join('\n')
+}
+
+/**
+ * The name the server gives a code created without one (services/redemptions.ts describeQuota):
+ * dollars with two decimals when the site shows currency and the sum is at least a cent, else units.
+ */
+export function defaultCodeName (quota: number, status: { display_in_currency: boolean, quota_per_unit: number } | undefined): string {
+  const dollars = status === undefined || status.quota_per_unit <= 0 ? 0 : quota / status.quota_per_unit
+  return status?.display_in_currency === true && dollars >= 0.01 ? `$${dollars.toFixed(2)}` : String(quota)
+}
+
+/** Saves `text` as a download named `fileName` (a Blob behind a temporary link). */
+export function downloadText (text: string, fileName: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }))
+  const link = document.createElement('a')
+  link.href = url
+  link.download = fileName
+  link.style.display = 'none'
+  document.body.appendChild(link)
+  link.click()
+  link.remove()
+  // Revoked after the click has been handled: revoking at once can cancel the download.
+  setTimeout(() => { URL.revokeObjectURL(url) }, 1000)
+}

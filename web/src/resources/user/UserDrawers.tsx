@@ -1,0 +1,259 @@
+import type { UserView } from '@modelgate/contracts'
+import Box from '@mui/material/Box'
+import Button from '@mui/material/Button'
+import Drawer from '@mui/material/Drawer'
+import IconButton from '@mui/material/IconButton'
+import LinearProgress from '@mui/material/LinearProgress'
+import MenuItem from '@mui/material/MenuItem'
+import Stack from '@mui/material/Stack'
+import TextField from '@mui/material/TextField'
+import Typography from '@mui/material/Typography'
+import CloseIcon from '@mui/icons-material/Close'
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useStatus } from '../../api/useStatus'
+import { useNotify } from '../../components/Notify'
+import { renderQuota } from '../../lib/format'
+import { createUser, getUser, groupNames, updateUser } from './api'
+import { type EditErrors, parseInteger, validateEdit } from './rules'
+
+/** The side drawer both forms share: full width on small screens, a form with a title and a footer. */
+function FormDrawer ({ open, title, onClose, onSubmit, loading, saving, submitLabel, children }: {
+  open: boolean
+  title: string
+  onClose: () => void
+  onSubmit: (e: FormEvent) => void
+  loading?: boolean
+  saving: boolean
+  submitLabel: string
+  children: ReactNode
+}) {
+  const { t } = useTranslation()
+  return (
+    <Drawer
+      anchor='right'
+      open={open}
+      onClose={onClose}
+      // Above the app bar, so the title and close button show; full width on small screens (600 px or less).
+      sx={{ zIndex: (theme) => theme.zIndex.modal }}
+      slotProps={{ paper: { sx: { width: 480, maxWidth: '100%', '@media (max-width:600px)': { width: '100%' } } } }}
+    >
+      <Box component='form' noValidate aria-label={title} onSubmit={onSubmit} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
+        <Stack direction='row' sx={{ alignItems: 'center', px: 2, py: 1.5, borderBottom: 1, borderColor: 'divider' }}>
+          <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{title}</Typography>
+          <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
+        </Stack>
+        {loading === true && <LinearProgress />}
+        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1 }}>{children}</Stack>
+        <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', p: 2, borderTop: 1, borderColor: 'divider' }}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type='submit' variant='contained' disabled={saving || loading === true}>{submitLabel}</Button>
+        </Stack>
+      </Box>
+    </Drawer>
+  )
+}
+
+/** The add-user drawer (SPEC.md section 5: username and password must not be empty). */
+export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onClose: () => void, onSaved: () => void }) {
+  const { t } = useTranslation()
+  const notify = useNotify()
+  const [username, setUsername] = useState('')
+  const [displayName, setDisplayName] = useState('')
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState<{ username?: string, password?: string }>({})
+  const [saving, setSaving] = useState(false)
+
+  useEffect(() => {
+    if (!open) return
+    setUsername('')
+    setDisplayName('')
+    setPassword('')
+    setError({})
+  }, [open])
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    const found: { username?: string, password?: string } = {}
+    if (username.trim() === '') found.username = t('user.form.required')
+    if (password === '') found.password = t('user.form.required')
+    else if ([...password].length < 8 || [...password].length > 20) found.password = t('user.form.passwordLength')
+    setError(found)
+    if (Object.keys(found).length > 0) {
+      notify.error(found.username ?? found.password)
+      return
+    }
+    setSaving(true)
+    try {
+      await createUser({ username: username.trim(), display_name: displayName.trim(), password })
+      notify.success(t('user.created'))
+      onSaved()
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <FormDrawer open={open} title={t('user.form.addTitle')} onClose={onClose} onSubmit={(e) => { void submit(e) }} saving={saving} submitLabel={t('user.form.create')}>
+      <TextField
+        label={t('user.form.username')} value={username} required autoFocus
+        onChange={(e) => { setUsername(e.target.value); setError((x) => ({ ...x, username: undefined })) }}
+        error={error.username !== undefined} helperText={error.username}
+        slotProps={{ htmlInput: { maxLength: 12, autoComplete: 'off' } }}
+      />
+      <TextField label={t('user.form.displayName')} value={displayName} onChange={(e) => { setDisplayName(e.target.value) }} slotProps={{ htmlInput: { maxLength: 64 } }} />
+      <TextField
+        label={t('user.form.password')} type='password' value={password} required
+        onChange={(e) => { setPassword(e.target.value); setError((x) => ({ ...x, password: undefined })) }}
+        error={error.password !== undefined} helperText={error.password ?? t('user.form.passwordHelp')}
+        slotProps={{ htmlInput: { maxLength: 20, autoComplete: 'new-password' } }}
+      />
+    </FormDrawer>
+  )
+}
+
+interface EditForm { username: string, displayName: string, password: string, group: string, quota: string, delta: string }
+
+const formOf = (u: UserView): EditForm => ({ username: u.username, displayName: u.display_name, password: '', group: u.group, quota: String(u.quota), delta: '' })
+
+/** The edit-user drawer: account fields, group, quota with the add-quota helper, bindings read only. */
+export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number | undefined, onClose: () => void, onSaved: (user: UserView) => void }) {
+  const { t } = useTranslation()
+  const { status } = useStatus()
+  const notify = useNotify()
+  const [original, setOriginal] = useState<UserView | undefined>()
+  const [form, setForm] = useState<EditForm>({ username: '', displayName: '', password: '', group: '', quota: '0', delta: '' })
+  const [groups, setGroups] = useState<string[]>([])
+  const [errors, setErrors] = useState<EditErrors>({})
+  const [loading, setLoading] = useState(false)
+  const [saving, setSaving] = useState(false)
+  // Read through a ref: a new onClose on each parent render must not reload the form.
+  const closeRef = useRef(onClose)
+  useEffect(() => { closeRef.current = onClose })
+
+  useEffect(() => {
+    if (userId === undefined) return
+    let live = true
+    setOriginal(undefined)
+    setErrors({})
+    setLoading(true)
+    groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
+    getUser(userId).then((u) => {
+      if (!live) return
+      setOriginal(u)
+      setForm(formOf(u))
+    }, (err: unknown) => {
+      if (!live) return
+      notify.error(err)
+      closeRef.current()
+    }).finally(() => { if (live) setLoading(false) })
+    return () => { live = false }
+  }, [userId, notify])
+
+  const set = (key: keyof EditForm, value: string) => {
+    setForm((f) => ({ ...f, [key]: value }))
+    setErrors((e) => ({ ...e, [key === 'displayName' || key === 'group' ? 'username' : key]: undefined }))
+  }
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    if (original === undefined) return
+    const found = validateEdit(form)
+    setErrors(found)
+    if (Object.keys(found).length > 0) {
+      notify.error(t('user.form.fixErrors'))
+      return
+    }
+    const quota = parseInteger(form.quota)!
+    const delta = form.delta.trim() === '' ? 0 : parseInteger(form.delta)!
+    setSaving(true)
+    try {
+      const saved = await updateUser({
+        id: original.id,
+        username: form.username.trim(),
+        display_name: form.displayName,
+        group: form.group,
+        ...(form.password === '' ? {} : { password: form.password }),
+        // Unchanged, the balance is left alone: the user may have spent since the form loaded.
+        ...(quota === original.quota ? {} : { quota }),
+        ...(delta === 0 ? {} : { quota_delta: delta })
+      })
+      notify.success(t('user.updated'))
+      onSaved(saved)
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  const quota = parseInteger(form.quota)
+  const delta = form.delta.trim() === '' ? 0 : parseInteger(form.delta)
+  const shown = (n: number | undefined) => n === undefined ? '-' : `${renderQuota(n, status)}${status?.display_in_currency === true ? ` (${n})` : ''}`
+  const options = form.group !== '' && !groups.includes(form.group) ? [...groups, form.group] : groups
+  const bindings: Array<[string, string]> = original === undefined
+    ? []
+    : [
+        [t('user.form.email'), original.email],
+        [t('user.form.github'), original.github_id],
+        [t('user.form.wechat'), original.wechat_id],
+        [t('user.form.telegram'), original.telegram_id],
+        [t('user.form.linuxdo'), original.linuxdo_id]
+      ]
+
+  return (
+    <FormDrawer
+      open={userId !== undefined} title={t('user.form.editTitle')} onClose={onClose} onSubmit={(e) => { void submit(e) }}
+      loading={loading} saving={saving} submitLabel={t('common.save')}
+    >
+      <TextField
+        label={t('user.form.username')} value={form.username} required
+        onChange={(e) => { set('username', e.target.value) }}
+        error={errors.username !== undefined} helperText={errors.username === undefined ? undefined : t(errors.username)}
+        slotProps={{ htmlInput: { maxLength: 12, autoComplete: 'off' } }}
+      />
+      <TextField label={t('user.form.displayName')} value={form.displayName} onChange={(e) => { set('displayName', e.target.value) }} slotProps={{ htmlInput: { maxLength: 64 } }} />
+      <TextField
+        label={t('user.form.newPassword')} type='password' value={form.password}
+        onChange={(e) => { set('password', e.target.value) }}
+        error={errors.password !== undefined} helperText={errors.password === undefined ? t('user.form.newPasswordHelp') : t(errors.password)}
+        slotProps={{ htmlInput: { maxLength: 20, autoComplete: 'new-password' } }}
+      />
+      <TextField select label={t('user.form.group')} value={options.includes(form.group) ? form.group : ''} onChange={(e) => { set('group', e.target.value) }}>
+        {options.map((g) => <MenuItem key={g} value={g}>{g}</MenuItem>)}
+      </TextField>
+      <TextField
+        label={t('user.form.quota')} value={form.quota}
+        onChange={(e) => { set('quota', e.target.value) }}
+        error={errors.quota !== undefined}
+        helperText={errors.quota === undefined ? t('user.form.quotaHelp', { shown: shown(quota) }) : t(errors.quota)}
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+      <TextField
+        label={t('user.form.delta')} value={form.delta} placeholder='0'
+        onChange={(e) => { set('delta', e.target.value) }}
+        error={errors.delta !== undefined}
+        helperText={errors.delta === undefined
+          ? t('user.form.deltaHelp', { shown: shown(quota === undefined || delta === undefined ? undefined : quota + delta) })
+          : t(errors.delta)}
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+      {original !== undefined && (
+        <Box component='section' aria-label={t('user.form.bindings')}>
+          <Typography variant='subtitle2' sx={{ mb: 1.5 }}>{t('user.form.bindings')}</Typography>
+          <Stack spacing={2}>
+            {bindings.map(([label, value]) => (
+              <TextField
+                key={label} label={label} size='small' value={value === '' ? t('user.form.notBound') : value}
+                slotProps={{ htmlInput: { readOnly: true } }}
+                sx={value === '' ? { '& input': { color: 'text.secondary' } } : undefined}
+              />
+            ))}
+          </Stack>
+        </Box>
+      )}
+    </FormDrawer>
+  )
+}

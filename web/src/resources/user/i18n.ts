@@ -1,0 +1,163 @@
+import { defineCatalogue } from '../../i18n/catalogue.ts'
+
+export default defineCatalogue('user', {
+  title: 'Users',
+  intro: 'Accounts you manage: quota, group, role and status. You see only users below your own role.',
+  search: 'Search by ID, username, display name or email',
+  add: 'Add user',
+  empty: 'No users found',
+  displayedRows: '{{from}}–{{to}} of {{count}}',
+  col: {
+    id: 'ID',
+    username: 'Username',
+    group: 'Group',
+    quota: 'Remaining / used',
+    requests: 'Requests',
+    role: 'Role',
+    status: 'Status',
+    actions: 'Actions'
+  },
+  quotaTitle: 'Remaining quota / used quota',
+  role: {
+    common: 'User',
+    admin: 'Admin',
+    root: 'Super admin',
+    unknown: 'Unknown role'
+  },
+  status: {
+    active: 'Active',
+    banned: 'Banned',
+    other: 'Other',
+    deleted: 'Deregistered'
+  },
+  action: {
+    promote: 'Promote to admin',
+    demote: 'Demote to user',
+    enable: 'Enable',
+    disable: 'Disable',
+    edit: 'Edit',
+    delete: 'Deregister'
+  },
+  done: {
+    promote: 'Promoted to admin',
+    demote: 'Demoted to user',
+    enable: 'User enabled',
+    disable: 'User disabled',
+    delete: 'User deregistered'
+  },
+  deleteTitle: 'Deregister user',
+  deleteBody: 'Deregister "{{name}}"? The account can no longer sign in or use its tokens. This cannot be undone here.',
+  noActions: 'No actions: same or higher role',
+  form: {
+    addTitle: 'Add user',
+    editTitle: 'Edit user',
+    username: 'Username',
+    displayName: 'Display name',
+    password: 'Password',
+    passwordHelp: '8 to 20 characters',
+    newPassword: 'New password',
+    newPasswordHelp: 'Leave empty to keep the current password; otherwise 8 to 20 characters',
+    group: 'Group',
+    quota: 'Remaining quota',
+    quotaHelp: 'In quota units; shown as {{shown}}',
+    delta: 'Add quota',
+    deltaHelp: 'Added on save; negative takes quota away. New balance: {{shown}}',
+    bindings: 'Bindings (read only)',
+    email: 'Email',
+    github: 'GitHub',
+    wechat: 'WeChat',
+    telegram: 'Telegram',
+    linuxdo: 'LinuxDO',
+    notBound: 'Not bound',
+    create: 'Create',
+    required: 'Username and password cannot be empty',
+    usernameLength: 'The username must be 1 to 12 characters',
+    passwordLength: 'The password must be 8 to 20 characters',
+    quotaInvalid: 'The quota must be a whole number, not negative',
+    deltaInvalid: 'Enter a whole number (it may be negative)',
+    deltaNegative: 'The balance cannot go below zero',
+    fixErrors: 'Please check the input'
+  },
+  created: 'User account created',
+  updated: 'User information updated'
+}, {
+  title: '用户管理',
+  intro: '你管理的账户：额度、分组、角色和状态。只显示角色低于你的用户。',
+  search: '按 ID、用户名、显示名称或邮箱搜索',
+  add: '添加用户',
+  empty: '没有找到用户',
+  displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条',
+  col: {
+    id: 'ID',
+    username: '用户名',
+    group: '分组',
+    quota: '剩余 / 已用额度',
+    requests: '请求次数',
+    role: '角色',
+    status: '状态',
+    actions: '操作'
+  },
+  quotaTitle: '剩余额度 / 已用额度',
+  role: {
+    common: '普通用户',
+    admin: '管理员',
+    root: '超级管理员',
+    unknown: '未知身份'
+  },
+  status: {
+    active: '已激活',
+    banned: '已封禁',
+    other: '其他',
+    deleted: '已注销'
+  },
+  action: {
+    promote: '提升为管理员',
+    demote: '降级为普通用户',
+    enable: '启用',
+    disable: '禁用',
+    edit: '编辑',
+    delete: '注销'
+  },
+  done: {
+    promote: '已提升为管理员',
+    demote: '已降级为普通用户',
+    enable: '用户已启用',
+    disable: '用户已禁用',
+    delete: '用户已注销'
+  },
+  deleteTitle: '注销用户',
+  deleteBody: '确定注销“{{name}}”吗？该账户将无法登录，也无法使用其令牌。此操作在这里无法撤销。',
+  noActions: '无可用操作：角色相同或更高',
+  form: {
+    addTitle: '添加用户',
+    editTitle: '编辑用户',
+    username: '用户名',
+    displayName: '显示名称',
+    password: '密码',
+    passwordHelp: '8 到 20 个字符',
+    newPassword: '新密码',
+    newPasswordHelp: '留空则不修改密码；否则为 8 到 20 个字符',
+    group: '分组',
+    quota: '剩余额度',
+    quotaHelp: '单位为额度；显示为 {{shown}}',
+    delta: '添加额度',
+    deltaHelp: '保存时加上；负数表示扣减。新的余额：{{shown}}',
+    bindings: '绑定信息（只读）',
+    email: '邮箱',
+    github: 'GitHub',
+    wechat: '微信',
+    telegram: 'Telegram',
+    linuxdo: 'LinuxDO',
+    notBound: '未绑定',
+    create: '创建',
+    required: '用户名和密码不能为空',
+    usernameLength: '用户名长度须为 1 到 12 个字符',
+    passwordLength: '密码长度须为 8 到 20 个字符',
+    quotaInvalid: '额度必须是不小于 0 的整数',
+    deltaInvalid: '请输入整数（可以为负数）',
+    deltaNegative: '余额不能小于 0',
+    fixErrors: '请检查输入'
+  },
+  created: '用户账户创建成功',
+  updated: '用户信息更新成功'
+})

@@ -1,0 +1,73 @@
+/** Roles (SPEC.md section 6); kept here as plain numbers so the rules below test without the browser. */
+export const ROLE = { common: 1, admin: 10, root: 100 } as const
+
+export interface Actor { role: number }
+export interface Target { role: number, status: number, deleted: boolean }
+
+/** Which row actions a user-management row offers (SPEC.md sections 4 and 6). */
+export interface RowActions {
+  promote: boolean
+  demote: boolean
+  /** Disable for an active user, enable otherwise; undefined when neither may be done. */
+  toggle: 'disable' | 'enable' | undefined
+  /** The enable button shows but is disabled for status 3. */
+  toggleDisabled: boolean
+  edit: boolean
+  delete: boolean
+}
+
+const NONE: RowActions = { promote: false, demote: false, toggle: undefined, toggleDisabled: false, edit: false, delete: false }
+
+/**
+ * Nobody acts on users of the same or a higher role (so nobody acts on the super admin, nor on
+ * themselves); only the super admin promotes and demotes; a deregistered user has no actions.
+ */
+export function rowActions (actor: Actor, target: Target): RowActions {
+  if (target.deleted || actor.role <= target.role) return NONE
+  const root = actor.role >= ROLE.root
+  return {
+    promote: root && target.role < ROLE.admin,
+    demote: root && target.role >= ROLE.admin,
+    toggle: target.status === 1 ? 'disable' : 'enable',
+    toggleDisabled: target.status === 3,
+    edit: true,
+    delete: true
+  }
+}
+
+/** The message key of a role number. */
+export function roleKey (role: number): 'user.role.common' | 'user.role.admin' | 'user.role.root' | 'user.role.unknown' {
+  if (role === ROLE.common) return 'user.role.common'
+  if (role === ROLE.admin) return 'user.role.admin'
+  if (role === ROLE.root) return 'user.role.root'
+  return 'user.role.unknown'
+}
+
+export interface EditErrors { username?: string, password?: string, quota?: string, delta?: string }
+
+/** Integers only: "12.5", "1e3" and "" are not quotas. */
+export function parseInteger (text: string): number | undefined {
+  const s = text.trim()
+  if (!/^-?\d+$/.test(s)) return undefined
+  const n = Number(s)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+/**
+ * Edit form rules (SPEC.md section 5): username 1-12 characters, a new password 8-20, quota a
+ * non-negative integer, the added quota any integer (empty is none) that keeps the balance >= 0.
+ * Values are message keys.
+ */
+export function validateEdit (form: { username: string, password: string, quota: string, delta: string }): EditErrors {
+  const errors: EditErrors = {}
+  const name = [...form.username.trim()].length
+  if (name === 0 || name > 12) errors.username = 'user.form.usernameLength'
+  const pass = [...form.password].length
+  if (pass > 0 && (pass < 8 || pass > 20)) errors.password = 'user.form.passwordLength'
+  const quota = parseInteger(form.quota)
+  if (quota === undefined || quota < 0) errors.quota = 'user.form.quotaInvalid'
+  const delta = form.delta.trim() === '' ? 0 : parseInteger(form.delta)
+  if (delta === undefined) errors.delta = 'user.form.deltaInvalid'
+  else if (quota !== undefined && quota >= 0 && quota + delta < 0) errors.delta = 'user.form.deltaNegative'
+  return errors
+}
