@@ -23,6 +23,8 @@ export interface RelayDeps {
 
 /** How long an unsettled reservation may live before reconciliation takes over. */
 const RESERVATION_TTL_S = 6 * 3600
+/** Streamed text held before it is counted (when the upstream may report no usage). */
+const COUNT_SLICE = 64 * 1024
 /** Largest non-streamed upstream answer the gateway will hold. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024
 
@@ -335,16 +337,24 @@ async function pipeStream (
     if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')])
   }
   let upstreamError = false
+  // The streamed text is counted only if the upstream reports no usage (most do): it is held
+  // here and counted in slices of COUNT_SLICE characters, so memory stays bounded either way.
+  let uncounted = ''
   try {
     for await (const chunk of res.body) {
       await write(conv.push(chunk as Buffer))
-      outcome.countedCompletion += tokensOf(conv.takeText())
+      uncounted += conv.takeText()
+      if (uncounted.length > COUNT_SLICE) {
+        outcome.countedCompletion += tokensOf(uncounted)
+        uncounted = ''
+      }
       if (clientGone.aborted) break
     }
   } catch {
     upstreamError = !clientGone.aborted
   }
   outcome.usage = conv.usage()
+  if (outcome.usage === undefined) outcome.countedCompletion += tokensOf(uncounted)
   if (clientGone.aborted) {
     res.body.destroy()
     outcome.aborted = true
