@@ -12,6 +12,8 @@ t.test('channel choice: highest tier first, weighted inside, zeros equal, steppi
   const disabled = await seedChannel(app.db, { baseUrl: up.url, models: ['m'], priority: 99 })
   await app.db.updateTable('channels').set({ status: 2 }).where('id', '=', disabled.id).execute()
   const vip = await seedChannel(app.db, { baseUrl: up.url, models: ['m'], priority: 50, groups: ['vip'] })
+  const zeroA = await seedChannel(app.db, { baseUrl: up.url, models: ['m'], weight: 0, groups: ['zero'] })
+  const zeroB = await seedChannel(app.db, { baseUrl: up.url, models: ['m'], weight: 0, groups: ['zero'] })
   await reload(app)
   const state = app.relayState
   let seed = 1
@@ -35,6 +37,10 @@ t.test('channel choice: highest tier first, weighted inside, zeros equal, steppi
   t.ok(lowShare > 0.4 && lowShare < 0.6, `weights of 0 count as equal (${lowShare})`)
   t.equal(state.pick('default', 'm', new Set([heavy.id, light.id, low1.id, low2.id])), undefined, 'none left')
   t.equal(state.pick('vip', 'm', new Set())!.id, vip.id, 'groups route separately')
+  let firstA = 0
+  for (let i = 0; i < 2000; i++) if (state.pick('zero', 'm', new Set(), random)!.id === zeroA.id) firstA++
+  t.ok(firstA > 800 && firstA < 1200, `a first pick among weights of 0 is even too (${firstA} of 2000)`)
+  t.ok([zeroA.id, zeroB.id].includes(state.pick('zero', 'm', new Set([zeroA.id]), random)!.id))
   t.same(state.modelsOf('default'), ['m'])
 })
 

@@ -24,8 +24,21 @@ export interface RelayChannel {
 }
 
 interface Candidate { channelId: number, weight: number }
+/**
+ * One priority tier: its candidates and their running weight totals (a tier whose weights are
+ * all 0 counts each as 1), so a first pick is a binary search however many channels share it.
+ */
+interface Tier { candidates: Candidate[], cumulative: number[] }
 /** Candidates of one group and model, highest priority tier first. */
-type Tiers = Candidate[][]
+type Tiers = Tier[]
+
+function tierOf (candidates: Candidate[]): Tier {
+  const allZero = candidates.every((c) => c.weight === 0)
+  const cumulative: number[] = []
+  let total = 0
+  for (const c of candidates) cumulative.push(total += allZero ? 1 : c.weight)
+  return { candidates, cumulative }
+}
 
 function stringRecord (text: string): Record<string, string> {
   const out: Record<string, string> = {}
@@ -110,7 +123,7 @@ export class RelayState {
       set.add(a.model)
     }
     const routes = new Map<string, Tiers>()
-    for (const [k, tiers] of byKey) routes.set(k, [...tiers.entries()].sort((x, y) => y[0] - x[0]).map(([, c]) => c))
+    for (const [k, tiers] of byKey) routes.set(k, [...tiers.entries()].sort((x, y) => y[0] - x[0]).map(([, c]) => tierOf(c)))
     this.channels = channels
     this.#routes = routes
     this.#modelsByGroup = new Map([...models].map(([g, s]) => [g, [...s].sort()]))
@@ -127,12 +140,25 @@ export class RelayState {
   pick (group: string, model: string, tried: ReadonlySet<number>, random: () => number = Math.random): RelayChannel | undefined {
     const tiers = this.#routes.get(`${group}\u0000${model}`)
     if (tiers === undefined) return undefined
-    for (const tier of tiers) {
-      const open = tier.filter((c) => !tried.has(c.channelId))
+    if (tried.size === 0) {
+      // The common case: no failover yet, the first tier, one binary search.
+      const { candidates, cumulative } = tiers[0]!
+      const r = random() * cumulative[cumulative.length - 1]!
+      let lo = 0
+      let hi = cumulative.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (r < cumulative[mid]!) hi = mid
+        else lo = mid + 1
+      }
+      return this.channels.get(candidates[lo]!.channelId)
+    }
+    for (const { candidates } of tiers) {
+      const open = candidates.filter((c) => !tried.has(c.channelId))
       if (open.length === 0) continue
-      const total = open.reduce((s, c) => s + c.weight, 0)
+      const total = open.reduce((sum, c) => sum + c.weight, 0)
       const weights = total === 0 ? open.map(() => 1) : open.map((c) => c.weight)
-      let r = random() * weights.reduce((s, w) => s + w, 0)
+      let r = random() * weights.reduce((sum, w) => sum + w, 0)
       for (let i = 0; i < open.length; i++) {
         r -= weights[i]!
         if (r < 0) return this.channels.get(open[i]!.channelId)
