@@ -37,6 +37,11 @@ export interface RedisPluginOptions {
   url: string
   /** Prefix of every key this service writes (isolates tests and co-hosted deployments). */
   keyPrefix: string
+  /**
+   * Sends the commands issued in the same event-loop tick as one write (the gateway's hot path
+   * makes several per request; one socket write each was the largest cost in its profile).
+   */
+  autoPipelining?: boolean
 }
 
 /** Decorates `app.redis`. Commands fail after one retry instead of queueing while Redis is down. */
@@ -45,7 +50,8 @@ export const redisPlugin = fp(async (app: FastifyInstance, opts: RedisPluginOpti
     keyPrefix: opts.keyPrefix,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,
-    lazyConnect: true
+    lazyConnect: true,
+    enableAutoPipelining: opts.autoPipelining === true
   })
   redis.on('error', (err: Error) => app.log.warn({ err }, 'redis connection error'))
   // Not awaited: a service starts (and reports not ready) while Redis is down, then recovers.

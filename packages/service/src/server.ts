@@ -82,7 +82,9 @@ export async function runService<C extends CommonServiceConfig> (opts: RunServic
 
   try {
     await opts.register(app, config)
-    await app.listen({ host: config.HOST, port: opts.port(config) })
+    // A deep accept queue: thousands of clients connecting at once (streams held open for
+    // minutes) overflow Node's default of 511 and get reset by the kernel.
+    await app.listen({ host: config.HOST, port: opts.port(config), backlog: 4096 })
   } catch (err) {
     app.log.fatal({ err }, 'failed to start')
     await app.close().catch(() => {})

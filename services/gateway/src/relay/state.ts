@@ -183,7 +183,7 @@ export class RelayState {
 
   /** Subscribes to change announcements and reloads what changed. Returns a stop function. */
   async follow (redis: Redis, keyPrefix: string, refreshMs: number): Promise<() => Promise<void>> {
-    const sub = redis.duplicate({ lazyConnect: true })
+    const sub = redis.duplicate({ lazyConnect: true, enableAutoPipelining: false })
     sub.on('error', (err: Error) => this.log.warn({ err }, 'config subscriber error'))
     sub.on('message', (_channel: string, text: string) => {
       let change: ConfigChange

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { request } from 'undici'
+import { Agent, request } from 'undici'
 import type { UpstreamRequest } from '@modelgate/providers'
 
 /** An upstream answer whose body has not been read yet. */
@@ -9,9 +9,16 @@ export interface UpstreamResponse {
   body: Readable
 }
 
+/**
+ * The gateway's own connection pools to upstreams (one pool per origin, kept alive between
+ * requests), rather than whichever global dispatcher another copy of undici installed.
+ */
+const upstreamAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connect: { noDelay: true } })
+
 /** Sends `up`; resolves once the status and headers arrive (the body streams after). */
 export async function send (up: UpstreamRequest, signal: AbortSignal, timeoutMs: number): Promise<UpstreamResponse> {
   const res = await request(up.url, {
+    dispatcher: upstreamAgent,
     method: up.method,
     headers: up.headers,
     body: up.body,
