@@ -1,0 +1,167 @@
+// The relay scenarios of issue 7: each measures its baselines in the same run, so the ratios
+// hold on a noisy machine.
+import { DEFAULT_MODEL_RATIO } from '@modelgate/contracts'
+import type { LoadJob } from './load-types.js'
+import { chatBody, chatRequest, check, type Ctx, measure, MODEL, round, type Via } from './measure.js'
+import { createChannels, mockChannel, untilRouted } from './seed.js'
+
+const CONNECTIONS = 50
+
+function closed (ctx: Ctx, via: Via, body: string): LoadJob {
+  return { kind: 'connections', request: chatRequest(ctx, via, body), connections: CONNECTIONS, seconds: ctx.opts.duration }
+}
+
+/** Connections of the open-loop client: several times what the rates need at normal latency. */
+const OPEN_LOOP_CONNECTIONS = 128
+
+function rate (ctx: Ctx, via: Via, body: string, perSecond: number, stream: boolean): LoadJob {
+  return { kind: 'rate', request: chatRequest(ctx, via, body), rate: perSecond, seconds: ctx.opts.duration, connections: OPEN_LOOP_CONNECTIONS, stream }
+}
+
+const pct = (ratio: number) => `${Math.round(ratio * 100)}%`
+
+/** Non-stream chat at 50 connections: mock, bare relay, gateway; throughput and gateway RSS. */
+export async function relayGroup (ctx: Ctx): Promise<void> {
+  const body = chatBody()
+  const load = `${CONNECTIONS} connections`
+  const direct = await measure(ctx, { id: 'chat-direct-50c', group: 'relay', title: 'non-stream chat, mock called directly', via: 'direct', load, job: closed(ctx, 'direct', body) })
+  const bare = await measure(ctx, { id: 'chat-bare-50c', group: 'relay', title: 'non-stream chat, bare Fastify + undici relay', via: 'bare', load, job: closed(ctx, 'bare', body) })
+  const gw = await measure(ctx, { id: 'chat-gateway-50c', group: 'relay', title: 'non-stream chat, full gateway', via: 'gateway', load, job: closed(ctx, 'gateway', body) })
+  const d = direct.result
+  const b = bare.result
+  const g = gw.result
+  b.ratio = round((b.rps ?? 0) / (d.rps || 1), 3)
+  b.ratioTo = d.id
+  g.ratio = round((g.rps ?? 0) / (b.rps || 1), 3)
+  g.ratioTo = b.id
+  check(ctx, g.id, 'throughput >= 50% of the bare relay', `${pct(g.ratio)} (${g.rps} vs ${b.rps} req/s)`, g.ratio >= 0.5 && g.errors === 0)
+  check(ctx, g.id, 'gateway RSS <= 150 MB under the 50-connection load', `${g.serverPeakRssMb} MB`, (g.serverPeakRssMb ?? Infinity) <= 150)
+}
+
+/** Non-stream chat, open loop at 500 req/s: latency the gateway adds over the mock. */
+export async function latencyGroup (ctx: Ctx): Promise<void> {
+  const body = chatBody()
+  const load = '500 req/s open loop'
+  const direct = await measure(ctx, { id: 'chat-direct-500rps', group: 'latency', title: 'non-stream chat, mock called directly', via: 'direct', load, job: rate(ctx, 'direct', body, 500, false) })
+  const gw = await measure(ctx, { id: 'chat-gateway-500rps', group: 'latency', title: 'non-stream chat, full gateway', via: 'gateway', load, job: rate(ctx, 'gateway', body, 500, false) })
+  const g = gw.result
+  g.addedP50 = round((g.p50 ?? 0) - (direct.result.p50 ?? 0), 3)
+  g.addedP99 = round((g.p99 ?? 0) - (direct.result.p99 ?? 0), 3)
+  check(ctx, g.id, 'added latency p50 <= 1 ms', `${g.addedP50} ms`, g.addedP50 <= 1 && g.errors === 0)
+  check(ctx, g.id, 'added latency p99 <= 5 ms', `${g.addedP99} ms`, g.addedP99 <= 5 && g.errors === 0)
+}
+
+/** 20-chunk streams at 50 connections: mock, bare relay, gateway. */
+export async function streamGroup (ctx: Ctx): Promise<void> {
+  const body = chatBody({ stream: true })
+  const load = `${CONNECTIONS} connections`
+  const direct = await measure(ctx, { id: 'stream-direct-50c', group: 'stream', title: '20-chunk stream, mock called directly', via: 'direct', load, job: closed(ctx, 'direct', body) })
+  const bare = await measure(ctx, { id: 'stream-bare-50c', group: 'stream', title: '20-chunk stream, bare relay', via: 'bare', load, job: closed(ctx, 'bare', body) })
+  const gw = await measure(ctx, { id: 'stream-gateway-50c', group: 'stream', title: '20-chunk stream, full gateway', via: 'gateway', load, job: closed(ctx, 'gateway', body) })
+  const b = bare.result
+  const g = gw.result
+  b.ratio = round((b.rps ?? 0) / (direct.result.rps || 1), 3)
+  b.ratioTo = direct.result.id
+  g.ratio = round((g.rps ?? 0) / (b.rps || 1), 3)
+  g.ratioTo = b.id
+  check(ctx, g.id, 'throughput >= 50% of the bare relay streaming', `${pct(g.ratio)} (${g.rps} vs ${b.rps} req/s)`, g.ratio >= 0.5 && g.errors === 0)
+}
+
+/** Pause between two chunks of the paced stream, so that batching would show. */
+const PACE_MS = 5
+
+/**
+ * 20-chunk streams paced 5 ms apart, open loop at 300 req/s, read by the bench's own client: the
+ * time to the first byte and the arrival of every SSE event, through the gateway and directly.
+ */
+export async function streamLatencyGroup (ctx: Ctx): Promise<void> {
+  const body = chatBody({ stream: true, mock_chunk_delay_ms: PACE_MS })
+  const load = `300 req/s open loop, chunks ${PACE_MS} ms apart`
+  const direct = await measure(ctx, { id: 'stream-direct-300rps', group: 'stream-latency', title: '20-chunk paced stream, mock called directly', via: 'direct', load, job: rate(ctx, 'direct', body, 300, true) })
+  const gw = await measure(ctx, { id: 'stream-gateway-300rps', group: 'stream-latency', title: '20-chunk paced stream, full gateway', via: 'gateway', load, job: rate(ctx, 'gateway', body, 300, true) })
+  const d = direct.result
+  const g = gw.result
+  g.addedP50 = round((g.firstByteP50 ?? 0) - (d.firstByteP50 ?? 0), 3)
+  g.addedP99 = round((g.firstByteP99 ?? 0) - (d.firstByteP99 ?? 0), 3)
+  const lastByteAdded = round((g.p50 ?? 0) - (d.p50 ?? 0), 3)
+  g.notes = [...g.notes ?? [], `last byte p50 ${lastByteAdded} ms after the direct stream's; first byte ${g.addedP50} ms`]
+  check(ctx, g.id, 'first-byte overhead p50 <= 1 ms', `${g.addedP50} ms`, g.addedP50 <= 1 && g.errors === 0)
+  // Not delayed: the last event trails the direct stream by no more than the first one does (+1 ms).
+  // Not batched: no more events arrive together (< 1 ms apart) than when reading the mock directly.
+  const batchedMore = round(((g.batchedShare ?? 0) - (d.batchedShare ?? 0)) * 100, 1)
+  check(ctx, g.id, 'chunks not delayed: last-byte overhead p50 <= first-byte overhead + 1 ms',
+    `${lastByteAdded} ms vs ${g.addedP50} ms`, lastByteAdded <= g.addedP50 + 1)
+  check(ctx, g.id, 'chunks not batched: events arriving together <= direct + 2 points, same events per stream',
+    `${round((g.batchedShare ?? 0) * 100, 1)}% vs ${round((d.batchedShare ?? 0) * 100, 1)}% (${batchedMore >= 0 ? '+' : ''}${batchedMore} points); ${g.eventsPerStream} vs ${d.eventsPerStream} events`,
+    batchedMore <= 2 && Math.abs((g.eventsPerStream ?? 0) - (d.eventsPerStream ?? 0)) < 0.5)
+}
+
+/** Thousands of concurrent streams, one chunk a second: all must complete, gateway RSS bounded. */
+export async function slowGroup (ctx: Ctx): Promise<void> {
+  const count = ctx.opts.slowStreams
+  const chunks = Math.min(10, Math.max(3, ctx.opts.duration - 2))
+  const rampMs = Math.min(5_000, count)
+  const job: LoadJob = {
+    kind: 'hold',
+    request: chatRequest(ctx, 'gateway', chatBody({ stream: true, mock_chunk_delay_ms: 1000, mock_chunks: chunks })),
+    count,
+    rampMs,
+    timeoutMs: 120_000
+  }
+  const { result: r, load } = await measure(ctx, { id: 'slow-streams-gateway', group: 'slow', title: `${count} concurrent slow streams (${chunks} chunks, one a second)`, via: 'gateway', load: `${count} streams opened over ${rampMs / 1000} s`, job })
+  if (load.kind !== 'hold') return
+  r.notes = [...r.notes ?? [], `${load.completed}/${load.opened} completed, at most ${load.maxOpen} open at once, ${round(load.seconds, 1)} s`]
+  check(ctx, r.id, `all ${count} streams complete`, `${load.completed}/${load.opened}`, load.completed === load.opened)
+  check(ctx, r.id, 'gateway RSS <= 400 MB', `${r.serverPeakRssMb} MB`, (r.serverPeakRssMb ?? Infinity) <= 400)
+}
+
+/** Channels created per API call in the routing scenario. */
+const BATCH = 1_000
+const MODELS_PER_CHANNEL = 20
+const PROBE_MODELS = ['gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano']
+
+/**
+ * A large routing table: the one-channel figure, then N channels x 20 models added through the
+ * API (every one also serving the benchmark model, the worst case for the channel pick), the time
+ * from a channel change to the gateway routing by it, and the throughput with the large table.
+ */
+export async function routingGroup (ctx: Ctx): Promise<void> {
+  const { stack, seed, log } = ctx
+  const body = chatBody()
+  const load = `${CONNECTIONS} connections`
+  const one = await measure(ctx, { id: 'route-1ch-gateway-50c', group: 'routing', title: 'non-stream chat, 1 channel', via: 'gateway', load, job: closed(ctx, 'gateway', body) })
+
+  const pool = Object.keys(DEFAULT_MODEL_RATIO).filter((m) => m !== MODEL && !PROBE_MODELS.includes(m))
+  const t0 = performance.now()
+  let created = 0
+  for (let b = 0; created < ctx.opts.channels; b++) {
+    const n = Math.min(BATCH, ctx.opts.channels - created)
+    const models = [MODEL, ...Array.from({ length: MODELS_PER_CHANNEL - 1 }, (_, j) => pool[(b * 7 + j) % pool.length]!)]
+    const keys = Array.from({ length: n }, (_, i) => `sk-bench-${b}-${i}`)
+    const ids = await createChannels(seed.root, { ...mockChannel(stack, `bench-route-${b}`, keys.join('\n'), models), mode: 'batch' })
+    created += ids.length
+  }
+  const seedSeconds = (performance.now() - t0) / 1000
+  log(`created ${created} channels x ${MODELS_PER_CHANNEL} models through the API in ${round(seedSeconds, 1)} s`)
+  // Every batch announced a change; let the gateway finish those reloads before timing one.
+  await new Promise((resolve) => setTimeout(resolve, 3_000))
+
+  const rebuilds: number[] = []
+  for (const model of PROBE_MODELS) {
+    const c0 = performance.now()
+    await createChannels(seed.root, mockChannel(stack, `bench-probe-${model}`, 'sk-probe', [model]))
+    const createMs = performance.now() - c0
+    const routed = await untilRouted(stack, seed.relayKey, model, 60_000)
+    rebuilds.push(routed)
+    log(`probe ${model}: channel created in ${round(createMs, 0)} ms, routed ${round(routed, 0)} ms after`)
+  }
+
+  const big = await measure(ctx, { id: `route-${created}ch-gateway-50c`, group: 'routing', title: `non-stream chat, ${created} channels x ${MODELS_PER_CHANNEL} models`, via: 'gateway', load, job: closed(ctx, 'gateway', body) })
+  const g = big.result
+  g.ratio = round((g.rps ?? 0) / (one.result.rps || 1), 3)
+  g.ratioTo = one.result.id
+  const worst = Math.max(...rebuilds)
+  g.notes = [...g.notes ?? [], `${created} channels created in ${round(seedSeconds, 1)} s`, `change to routed: ${rebuilds.map((r) => `${round(r, 0)} ms`).join(', ')}`]
+  check(ctx, g.id, 'throughput within 10% of the one-channel figure', `${pct(g.ratio)} (${g.rps} vs ${one.result.rps} req/s)`, g.ratio >= 0.9 && g.errors === 0)
+  check(ctx, g.id, 'routing table rebuild < 1 s (channel created -> gateway routes by it)', `${round(worst, 0)} ms (worst of ${rebuilds.length})`, worst < 1000)
+}
