@@ -2,13 +2,36 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 
-/** A real OpenAI-protocol server on 127.0.0.1: chat completions (JSON or SSE) and the model list. */
-export async function fakeOpenAI (t: Test, models: string[] = ['gpt-4o-mini']): Promise<{ url: string, calls: number }> {
-  const state = { url: '', calls: 0 }
+export interface FakeOpenAIOptions {
+  /** What GET /v1/models lists. */
+  models?: string[]
+  /** The token counts a chat reports for `model` (default 9 prompt, 3 completion). */
+  usage?: (model: string) => { prompt_tokens: number, completion_tokens: number }
+  /** The assistant's answer to a chat that does not stream. */
+  reply?: string
+  /** Milliseconds a chat that does not stream takes to answer. */
+  delayMs?: number
+}
+
+export interface FakeOpenAI {
+  url: string
+  /** Chat completions answered so far. */
+  calls: number
+  /** The Authorization header of every request, in order. */
+  keys: string[]
+}
+
+const DEFAULT_USAGE = { prompt_tokens: 9, completion_tokens: 3 }
+
+/** A real OpenAI-protocol server on 127.0.0.1: chat completions (JSON or SSE, with usage) and the model list. */
+export async function fakeOpenAI (t: Test, options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const { models = ['gpt-4o-mini'], usage = () => DEFAULT_USAGE, reply = 'Hello there!', delayMs = 0 } = options
+  const state: FakeOpenAI = { url: '', calls: 0, keys: [] }
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
+      state.keys.push(req.headers.authorization ?? '')
       const path = (req.url ?? '').split('?')[0]
       if (req.method === 'GET' && path === '/v1/models') {
         res.writeHead(200, { 'content-type': 'application/json' })
@@ -19,17 +42,22 @@ export async function fakeOpenAI (t: Test, models: string[] = ['gpt-4o-mini']): 
         state.calls++
         const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { model?: string, stream?: boolean }
         const model = body.model ?? 'gpt-4o-mini'
+        const u = usage(model)
+        const counts = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens }
         if (body.stream === true) {
+          const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+            `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices, ...extra })}\n\n`
           res.writeHead(200, { 'content-type': 'text/event-stream' })
-          for (const word of ['Hello', ' there', '!']) {
-            res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] })}\n\n`)
-          }
-          res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 } })}\n\n`)
+          for (const word of ['Hello', ' there', '!']) res.write(chunk([{ index: 0, delta: { content: word }, finish_reason: null }]))
+          res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]))
+          res.write(chunk([], { usage: counts }))
           res.end('data: [DONE]\n\n')
           return
         }
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 } }))
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }], usage: counts }))
+        }, delayMs)
         return
       }
       res.writeHead(404, { 'content-type': 'application/json' })
@@ -37,21 +65,10 @@ export async function fakeOpenAI (t: Test, models: string[] = ['gpt-4o-mini']): 
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  t.teardown(() => new Promise<void>((resolve) => {
+    server.closeAllConnections()
+    server.close(() => { resolve() })
+  }))
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return state
-}
-
-/** A console API client over real HTTP through the gateway's address (cookie + New-Api-User). */
-export async function apiClient (baseUrl: string, username: string, password: string) {
-  const login = await fetch(`${baseUrl}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
-  const body = await login.json() as { success: boolean, message: string, data: { id: number } }
-  if (!body.success) throw new Error(`login as ${username} failed: ${body.message}`)
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!
-  const headers = { cookie, 'new-api-user': String(body.data.id), 'content-type': 'application/json', 'accept-language': 'en' }
-  const call = async <T = unknown>(method: string, path: string, payload?: unknown): Promise<{ success: boolean, message: string, data: T }> => {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: JSON.stringify(payload) }) })
-    return await res.json() as { success: boolean, message: string, data: T }
-  }
-  return { id: body.data.id, call }
 }

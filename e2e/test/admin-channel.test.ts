@@ -1,71 +1,17 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { Page } from 'playwright-core'
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-import { apiClient } from '../src/upstream.js'
+import { overflow, until } from '../src/ui.js'
+import { fakeOpenAI } from '../src/upstream.js'
 
 /** Milliseconds the fake upstream takes to answer a chat: a test must measure a response time above 0. */
 const ANSWER_DELAY_MS = 150
 
-/**
- * An OpenAI-protocol upstream on 127.0.0.1: chat completions (JSON with usage, after a short
- * pause) and a model list of two models.
- */
-async function fakeUpstream (t: Test): Promise<{ url: string, keys: string[] }> {
-  const state = { url: '', keys: [] as string[] }
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      state.keys.push(req.headers.authorization ?? '')
-      const path = (req.url ?? '').split('?')[0]
-      if (req.method === 'GET' && path === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model' }, { id: 'my-model', object: 'model' }] }))
-        return
-      }
-      if (req.method === 'POST' && path === '/v1/chat/completions') {
-        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { model?: string }
-        setTimeout(() => {
-          res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            created: 1700000000,
-            model: body.model ?? 'gpt-4o-mini',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from upstream' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 }
-          }))
-        }, ANSWER_DELAY_MS)
-        return
-      }
-      res.writeHead(404, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', code: null } }))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return state
-}
-
-/** Polls `check` every 50 ms until it holds (playwright-core has no expect). */
-async function until (check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-
 t.test('an admin adds, tests, tags, edits and cleans up channels in the console', async (t) => {
   const system = await startSystem(t)
   const db = system.controlPlane.db
-  const upstream = await fakeUpstream(t)
+  const upstream = await fakeOpenAI(t, { models: ['gpt-4o-mini', 'my-model'], reply: 'Hello from upstream', delayMs: ANSWER_DELAY_MS })
   const browser = await launchBrowser(t)
   const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
   await signIn(page, 'root', '123456')
@@ -162,11 +108,11 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
   })
 
   await t.test('a user\'s token is relayed through the new channel', async (t) => {
-    const root = await apiClient(system.url, 'root', '123456')
-    t.equal((await root.call('POST', '/api/user/', { username: 'alice', password: 'password123' })).success, true)
-    const alice = await apiClient(system.url, 'alice', 'password123')
-    await root.call('PUT', '/api/user/', { id: alice.id, quota: 5_000_000 })
-    const token = await alice.call<{ full_key: string }>('POST', '/api/token/', { name: 'laptop', remain_quota: 1_000_000 })
+    const root = await apiSession(t, system.url, 'root', '123456')
+    t.equal((await root.send('POST', '/api/user/', { username: 'alice', password: 'password123' })).success, true)
+    const alice = await apiSession(t, system.url, 'alice', 'password123')
+    await root.send('PUT', '/api/user/', { id: alice.id, quota: 5_000_000 })
+    const token = await alice.send<{ full_key: string }>('POST', '/api/token/', { name: 'laptop', remain_quota: 1_000_000 })
     t.equal(token.success, true, token.message)
     let answer: { status: number, body: string } = { status: 0, body: '' }
     await until(async () => {

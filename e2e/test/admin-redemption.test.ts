@@ -1,19 +1,8 @@
 import { readFileSync } from 'node:fs'
-import type { Page } from 'playwright-core'
 import t from 'tap'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-/** Polls `check` every 50 ms until it holds (playwright-core has no expect). */
-async function until (check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+import { overflow, until } from '../src/ui.js'
 
 t.test('an admin creates, downloads, manages and deletes redemption codes; a user redeems one', async (t) => {
   const system = await startSystem(t)

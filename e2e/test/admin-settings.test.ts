@@ -1,43 +1,10 @@
 import { createDb } from '@modelgate/db'
-import { type APIRequestContext, type Locator, type Page, request } from 'playwright-core'
-import t, { type Test } from 'tap'
+import type { Locator, Page } from 'playwright-core'
+import t from 'tap'
+import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-interface Api { id: number, call: <T>(method: string, path: string, data?: unknown) => Promise<T> }
-
-/** A console API session (cookie plus New-Api-User), as the console itself calls the API. */
-async function apiSession (t: Test, baseURL: string, username: string, password: string): Promise<Api> {
-  const ctx: APIRequestContext = await request.newContext({ baseURL })
-  t.teardown(() => ctx.dispose())
-  const login = await (await ctx.post('/api/user/login', { data: { username, password } })).json() as { success: boolean, message: string, data: { id: number } }
-  if (!login.success) throw new Error(`login ${username}: ${login.message}`)
-  const id = login.data.id
-  return {
-    id,
-    call: async <T>(method: string, path: string, data?: unknown) => {
-      const res = await ctx.fetch(path, { method, data, headers: { 'New-Api-User': String(id) } })
-      const body = await res.json() as { success: boolean, message: string, data: T }
-      if (!body.success) throw new Error(`${method} ${path}: ${body.message}`)
-      return body.data
-    }
-  }
-}
-
-/** Waits for a toast of `severity` containing `text`, then closes it so the next one shows at once. */
-async function toast (page: Page, severity: 'success' | 'warning' | 'error', text: string | RegExp): Promise<string> {
-  const alert = page.getByTestId(`toast-${severity}`).filter({ hasText: text })
-  await alert.waitFor()
-  const shown = await alert.innerText()
-  await alert.getByRole('button', { name: 'Close' }).click()
-  await alert.waitFor({ state: 'detached' })
-  return shown
-}
-
-async function noOverflow (t: Test, page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-  t.equal(overflow, 0, `${what}: nothing wider than the window`)
-}
+import { noOverflow, toast } from '../src/ui.js'
 
 const card = (page: Page, id: string): Locator => page.getByTestId(`option-card-${id}`)
 const save = async (page: Page, id: string) => { await card(page, id).getByRole('button', { name: 'Save', exact: true }).click() }

@@ -1,26 +1,8 @@
-import type { Page } from 'playwright-core'
 import t from 'tap'
+import { pageCall } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-/** Polls `check` every 50 ms until it holds (playwright-core has no expect). */
-async function until (check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-
-/** A call made through a signed-in page (the console's CSRF header included). */
-async function call<T> (page: Page, userId: number, method: 'post' | 'put', path: string, data: unknown): Promise<T> {
-  const res = await page.request[method](path, { data, headers: { 'new-api-user': String(userId) } })
-  const body = await res.json() as { success: boolean, message: string, data: T }
-  if (!body.success) throw new Error(`${method} ${path} failed: ${body.message}`)
-  return body.data
-}
+import { overflow, until } from '../src/ui.js'
 
 t.test('the super admin adds, edits, disables, promotes and deregisters users; a regular admin cannot promote', async (t) => {
   const system = await startSystem(t)
@@ -124,7 +106,7 @@ t.test('the super admin adds, edits, disables, promotes and deregisters users; a
   })
 
   await t.test('a regular admin has no promote action and no action on same or higher roles', async (t) => {
-    await call(page, root.id, 'post', '/api/user/', { username: 'dave', password: 'dave-pass-1', display_name: 'Dave' })
+    await pageCall(page, root.id, 'post', '/api/user/', { username: 'dave', password: 'dave-pass-1', display_name: 'Dave' })
     const dave = await live('dave')
     const admin = await openPage(t, browser, system.url, { viewport: DESKTOP })
     await signIn(admin, 'carol', 'carol-pass-1')

@@ -2,10 +2,12 @@ import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startTestSmtpServer } from '@modelgate/mail/testing'
-import { type APIRequestContext, type Page, request } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { apiSession, type Envelope } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot } from '../src/browser.js'
+import { smtpOptions } from '../src/mail.js'
 import { startSystem } from '../src/system.js'
+import { noOverflow, toast } from '../src/ui.js'
 
 const PASSWORD = 'password123'
 
@@ -113,45 +115,6 @@ function telegramFields (botToken: string, id: string): Record<string, string> {
   return { ...fields, hash: createHmac('sha256', secret).update(check).digest('hex') }
 }
 
-interface Envelope<T = unknown> { success: boolean, message: string, data: T }
-
-/** The console API as a signed-in user outside the browser (cookie plus New-Api-User). */
-async function apiSession (t: Test, baseURL: string, username: string, password: string) {
-  const ctx: APIRequestContext = await request.newContext({ baseURL, extraHTTPHeaders: { 'accept-language': 'en' } })
-  t.teardown(() => ctx.dispose())
-  const res = await ctx.post('/api/user/login', { data: { username, password } })
-  const login = await res.json() as Envelope<{ id: number }>
-  if (!login.success) throw new Error(`login as ${username} failed: ${login.message}`)
-  const headers = { 'new-api-user': String(login.data.id) }
-  const call = async <T>(method: 'GET' | 'PUT', path: string, data?: unknown): Promise<T> => {
-    const answer = await (await ctx.fetch(path, { method, headers, data })).json() as Envelope<T>
-    if (!answer.success) throw new Error(`${method} ${path}: ${answer.message}`)
-    return answer.data
-  }
-  return {
-    id: login.data.id,
-    get: async <T>(path: string) => await call<T>('GET', path),
-    setOptions: async (options: Record<string, string>) => {
-      for (const [key, value] of Object.entries(options)) await call('PUT', '/api/option/', { key, value })
-    }
-  }
-}
-
-async function noOverflow (t: Test, page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-  t.equal(overflow, 0, `${what}: nothing wider than the window`)
-}
-
-/**
- * Waits for a toast, then closes it so that the next one shows at once. The click is dispatched:
- * an open dialog covers the toast for the pointer, and the toast may already be gone.
- */
-async function toast (page: Page, severity: 'success' | 'error', text: string | RegExp): Promise<void> {
-  const alert = page.getByTestId(`toast-${severity}`).filter({ hasText: text })
-  await alert.waitFor()
-  await alert.getByRole('button').dispatchEvent('click', undefined, { timeout: 1000 }).catch(() => undefined)
-}
-
 const smtp = await startTestSmtpServer()
 t.teardown(() => smtp.close())
 const github = await fakeGitHub(t)
@@ -160,11 +123,7 @@ const system = await startSystem(t, { GITHUB_OAUTH_URL: github.oauthUrl, GITHUB_
 const browser = await launchBrowser(t)
 const root = await apiSession(t, system.url, 'root', '123456')
 await root.setOptions({
-  SMTPServer: smtp.host,
-  SMTPPort: String(smtp.port),
-  SMTPAccount: 'bot@modelgate.test',
-  SMTPToken: 'smtp-secret',
-  SMTPFrom: 'noreply@modelgate.test',
+  ...smtpOptions(smtp),
   // The reset mail's link points here, where the browser opens the console.
   ServerAddress: system.url,
   EmailVerificationEnabled: 'true',
@@ -184,7 +143,7 @@ function lastMailText (address: string): string {
 }
 
 t.test('registers through an invite link with an email code, logs in and out, at both widths', async (t) => {
-  const aff = await root.get<string>('/api/user/aff')
+  const aff = await root.call<string>('GET', '/api/user/aff')
   for (const viewport of [DESKTOP, NARROW]) {
     const username = `invitee${viewport.width}`
     const email = `${username}@example.test`

@@ -1,6 +1,7 @@
 import t from 'tap'
+import { apiSession } from '../src/api.js'
 import { startSystem } from '../src/system.js'
-import { apiClient, fakeOpenAI } from '../src/upstream.js'
+import { fakeOpenAI } from '../src/upstream.js'
 
 /** Polls `probe` until it returns `want` or a second passes; returns how long it took (ms) or -1. */
 async function within (probe: () => Promise<number>, want: number, limitMs = 1000): Promise<number> {
@@ -16,12 +17,12 @@ t.test('console changes reach a running gateway within a second, over real HTTP'
   // The periodic reload is a minute away: only the change announcements can explain a fast pickup.
   const system = await startSystem(t, { STATE_REFRESH_MS: '60000' })
   const upstream = await fakeOpenAI(t)
-  const root = await apiClient(system.url, 'root', '123456')
-  const created = await root.call('POST', '/api/user/', { username: 'alice', password: 'password123' })
+  const root = await apiSession(t, system.url, 'root', '123456')
+  const created = await root.send('POST', '/api/user/', { username: 'alice', password: 'password123' })
   t.equal(created.success, true, created.message)
-  const alice = await apiClient(system.url, 'alice', 'password123')
-  await root.call('PUT', '/api/user/', { id: alice.id, quota: 5_000_000 })
-  const token = await alice.call<{ id: number, full_key: string }>('POST', '/api/token/', { name: 'laptop', remain_quota: 1_000_000 })
+  const alice = await apiSession(t, system.url, 'alice', 'password123')
+  await root.send('PUT', '/api/user/', { id: alice.id, quota: 5_000_000 })
+  const token = await alice.send<{ id: number, full_key: string }>('POST', '/api/token/', { name: 'laptop', remain_quota: 1_000_000 })
   t.equal(token.success, true, token.message)
   const key = token.data.full_key
   const chat = async () => (await fetch(`${system.url}/v1/chat/completions`, {
@@ -31,31 +32,31 @@ t.test('console changes reach a running gateway within a second, over real HTTP'
   })).status
   t.equal(await chat(), 503, 'no channel serves the model yet')
 
-  const channel = await root.call<Array<{ id: number }>>('POST', '/api/channel/', { name: 'main', type: 1, key: 'sk-upstream', base_url: upstream.url, models: 'gpt-4o-mini', group: 'default' })
+  const channel = await root.send<Array<{ id: number }>>('POST', '/api/channel/', { name: 'main', type: 1, key: 'sk-upstream', base_url: upstream.url, models: 'gpt-4o-mini', group: 'default' })
   t.equal(channel.success, true, channel.message)
   const id = channel.data[0]!.id
   let ms = await within(chat, 200)
   t.ok(ms >= 0, `a new channel serves within a second (${ms} ms)`)
 
-  await root.call('PUT', '/api/channel/', { id, status: 2 })
+  await root.send('PUT', '/api/channel/', { id, status: 2 })
   ms = await within(chat, 503)
   t.ok(ms >= 0, `a disabled channel stops serving within a second (${ms} ms)`)
-  await root.call('PUT', '/api/channel/', { id, status: 1 })
+  await root.send('PUT', '/api/channel/', { id, status: 1 })
   t.ok(await within(chat, 200) >= 0, 'and serves again once enabled')
 
-  await alice.call('PUT', '/api/token/?status_only=true', { id: token.data.id, status: 2 })
+  await alice.send('PUT', '/api/token/?status_only=true', { id: token.data.id, status: 2 })
   ms = await within(chat, 401)
   t.ok(ms >= 0, `a disabled token is refused within a second (${ms} ms)`)
-  await alice.call('PUT', '/api/token/?status_only=true', { id: token.data.id, status: 1 })
+  await alice.send('PUT', '/api/token/?status_only=true', { id: token.data.id, status: 1 })
   t.ok(await within(chat, 200) >= 0, 'and accepted again once enabled')
 
-  await root.call('PUT', '/api/channel/', { id, models: 'gpt-4o' })
+  await root.send('PUT', '/api/channel/', { id, models: 'gpt-4o' })
   t.ok(await within(chat, 503) >= 0, 'a model removed from the channel stops routing within a second')
 
   // Another user cannot see alice's token at all.
-  await root.call('POST', '/api/user/', { username: 'bob', password: 'password123' })
-  const bob = await apiClient(system.url, 'bob', 'password123')
-  t.same((await bob.call<{ total: number }>('GET', '/api/token/')).data.total, 0)
-  t.equal((await bob.call('GET', `/api/token/${token.data.id}`)).success, false, 'bob gets not found for alice\'s token')
-  t.equal((await bob.call('POST', `/api/token/${token.data.id}/key`)).success, false)
+  await root.send('POST', '/api/user/', { username: 'bob', password: 'password123' })
+  const bob = await apiSession(t, system.url, 'bob', 'password123')
+  t.same((await bob.send<{ total: number }>('GET', '/api/token/')).data.total, 0)
+  t.equal((await bob.send('GET', `/api/token/${token.data.id}`)).success, false, 'bob gets not found for alice\'s token')
+  t.equal((await bob.send('POST', `/api/token/${token.data.id}/key`)).success, false)
 })

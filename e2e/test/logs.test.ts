@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createDb } from '@modelgate/db'
-import { type APIRequestContext, type Page, request } from 'playwright-core'
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
+import { noOverflow } from '../src/ui.js'
+import { fakeOpenAI } from '../src/upstream.js'
 
 /** Token counts the fake upstream reports per model, and the quota they cost at the default ratios. */
 const USAGE = {
@@ -14,58 +14,6 @@ const USAGE = {
   'gpt-4o-mini': { prompt_tokens: 2000, completion_tokens: 1000, quota: 450 }
 } as const
 type Model = keyof typeof USAGE
-
-/** A real OpenAI-speaking upstream on 127.0.0.1: chat completions, plain or streamed, with usage. */
-async function fakeOpenAI (t: Test): Promise<string> {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { model?: string, stream?: boolean }
-      const model = (body.model ?? 'gpt-4o') as Model
-      const u = USAGE[model] ?? USAGE['gpt-4o']
-      const usage = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens }
-      if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ error: { message: 'no such route', type: 'invalid_request_error' } }))
-        return
-      }
-      if (body.stream === true) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] })}\n\n`)
-        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`)
-        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage })}\n\n`)
-        res.end('data: [DONE]\n\n')
-        return
-      }
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there!' }, finish_reason: 'stop' }], usage }))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => { resolve() }) }))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
-interface Api { id: number, call: <T>(method: string, path: string, data?: unknown) => Promise<T> }
-
-/** A console API session (cookie plus New-Api-User), as the console itself calls the API. */
-async function apiSession (t: Test, baseURL: string, username: string, password: string): Promise<Api> {
-  const ctx: APIRequestContext = await request.newContext({ baseURL })
-  t.teardown(() => ctx.dispose())
-  const login = await (await ctx.post('/api/user/login', { data: { username, password } })).json() as { success: boolean, message: string, data: { id: number } }
-  if (!login.success) throw new Error(`login ${username}: ${login.message}`)
-  const id = login.data.id
-  return {
-    id,
-    call: async <T>(method: string, path: string, data?: unknown) => {
-      const res = await ctx.fetch(path, { method, data, headers: { 'New-Api-User': String(id) } })
-      const body = await res.json() as { success: boolean, message: string, data: T }
-      if (!body.success) throw new Error(`${method} ${path}: ${body.message}`)
-      return body.data
-    }
-  }
-}
 
 async function relay (url: string, key: string, model: Model, stream = false): Promise<number> {
   const res = await fetch(`${url}/v1/chat/completions`, {
@@ -77,16 +25,11 @@ async function relay (url: string, key: string, model: Model, stream = false): P
   return res.status
 }
 
-async function noOverflow (t: Test, page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-  t.equal(overflow, 0, `${what}: nothing wider than the window`)
-}
-
 const money = (quota: number) => `$${(quota / 500_000).toFixed(6)}`
 
 t.test('logs and dashboard from really relayed requests, for a user and for an admin', async (t) => {
   const system = await startSystem(t)
-  const upstream = await fakeOpenAI(t)
+  const upstream = (await fakeOpenAI(t, { models: Object.keys(USAGE), usage: (model) => USAGE[model as Model] ?? USAGE['gpt-4o'] })).url
   const db = createDb(system.env.DATABASE_URL!, { max: 2 })
   t.teardown(() => db.destroy())
 

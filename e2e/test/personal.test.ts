@@ -2,50 +2,18 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startTestSmtpServer } from '@modelgate/mail/testing'
-import { type APIRequestContext, type Page, request } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { apiContext, apiSession, type Envelope, login } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
+import { smtpOptions } from '../src/mail.js'
 import { startSystem } from '../src/system.js'
+import { noOverflow, toast } from '../src/ui.js'
 
 const PASSWORD = 'password123'
 
-interface Envelope<T = unknown> { success: boolean, message: string, data: T }
-
-/** A fresh API client (no cookies) for calls made outside the browser. */
-async function client (t: Test, baseURL: string): Promise<APIRequestContext> {
-  const ctx = await request.newContext({ baseURL, extraHTTPHeaders: { 'accept-language': 'en' } })
-  t.teardown(() => ctx.dispose())
-  return ctx
-}
-
-async function login (t: Test, username: string, password: string): Promise<Envelope<{ id: number }>> {
-  const ctx = await client(t, system.url)
-  return await (await ctx.post('/api/user/login', { data: { username, password } })).json() as Envelope<{ id: number }>
-}
-
-/** The console API as the super admin. */
-async function rootApi (t: Test) {
-  const ctx = await client(t, system.url)
-  const session = await (await ctx.post('/api/user/login', { data: { username: 'root', password: '123456' } })).json() as Envelope<{ id: number }>
-  if (!session.success) throw new Error(`root login failed: ${session.message}`)
-  return async <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> => {
-    const answer = await (await ctx.fetch(path, { method, headers: { 'new-api-user': String(session.data.id) }, data })).json() as Envelope<T>
-    if (!answer.success) throw new Error(`${method} ${path}: ${answer.message}`)
-    return answer.data
-  }
-}
-
-async function noOverflow (t: Test, page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-  t.equal(overflow, 0, `${what}: nothing wider than the window`)
-}
-
-/** Waits for a toast, then closes it so that the next one shows at once. */
-async function toast (page: Page, severity: 'success' | 'error' | 'warning', text: string | RegExp): Promise<void> {
-  const alert = page.getByTestId(`toast-${severity}`).filter({ hasText: text })
-  await alert.waitFor()
-  // An open dialog hides the toast from the accessibility tree and covers it with its backdrop.
-  await alert.locator('button').dispatchEvent('click', undefined, { timeout: 5000 }).catch(() => undefined)
+/** A login outside the browser, as it is answered. */
+async function tryLogin (t: Test, username: string, password: string): Promise<Envelope<{ id: number }>> {
+  return await login(await apiContext(t, system.url), username, password)
 }
 
 /**
@@ -103,18 +71,16 @@ t.teardown(() => smtp.close())
 const github = await fakeGitHub(t)
 const system = await startSystem(t, { GITHUB_OAUTH_URL: github.url, GITHUB_API_URL: github.url })
 const browser = await launchBrowser(t)
-const root = await rootApi(t)
+const root = await apiSession(t, system.url, 'root', '123456')
 const db = system.controlPlane.db
-await root('PUT', '/api/option/', { key: 'SMTPServer', value: smtp.host })
-await root('PUT', '/api/option/', { key: 'SMTPPort', value: String(smtp.port) })
-await root('PUT', '/api/option/', { key: 'SMTPAccount', value: 'bot@modelgate.test' })
-await root('PUT', '/api/option/', { key: 'SMTPToken', value: 'smtp-secret' })
-await root('PUT', '/api/option/', { key: 'SMTPFrom', value: 'noreply@modelgate.test' })
-await root('PUT', '/api/option/', { key: 'GitHubClientId', value: 'gh-client' })
-await root('PUT', '/api/option/', { key: 'GitHubClientSecret', value: 'gh-secret' })
-await root('PUT', '/api/option/', { key: 'GitHubOAuthEnabled', value: 'true' })
+await root.setOptions({
+  ...smtpOptions(smtp),
+  GitHubClientId: 'gh-client',
+  GitHubClientSecret: 'gh-secret',
+  GitHubOAuthEnabled: 'true'
+})
 // The models the personal tab lists come from the abilities of the user's group.
-await root('POST', '/api/channel/', { name: 'models only', type: 1, key: 'sk-unused', base_url: 'http://127.0.0.1:9', models: 'gpt-4o-mini,text-embedding-3-small', groups: 'default' })
+await root.call('POST', '/api/channel/', { name: 'models only', type: 1, key: 'sk-unused', base_url: 'http://127.0.0.1:9', models: 'gpt-4o-mini,text-embedding-3-small', groups: 'default' })
 
 const userRow = async (username: string) => await db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirstOrThrow()
 
@@ -122,7 +88,7 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
   for (const viewport of [DESKTOP, NARROW]) {
     const w = viewport.width
     const username = `me${w}`
-    await root('POST', '/api/user/', { username, password: PASSWORD })
+    await root.call('POST', '/api/user/', { username, password: PASSWORD })
     // Rewards from earlier invitations, waiting to be transferred.
     await db.updateTable('users').set({ aff_quota: 2_000_000, aff_history_quota: 2_500_000, aff_count: 3, quota: 100_000 }).where('username', '=', username).execute()
 
@@ -152,7 +118,7 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
     const token = await page.getByTestId('access-token').inputValue()
     t.match(token, /^\S{20,}$/, `${w}px: the new access token is shown`)
     t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), token, 'and it is on the clipboard')
-    const outside = await client(t, system.url)
+    const outside = await apiContext(t, system.url)
     const self = await (await outside.get('/api/user/self', { headers: { authorization: token, 'new-api-user': String(id) } })).json() as Envelope<{ username: string }>
     t.ok(self.success, 'the access token authenticates GET /api/user/self')
     t.equal(self.data.username, username)
@@ -211,8 +177,8 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
     await page.reload()
     await page.getByTestId('profile-username').getByText(username).waitFor()
     t.equal(new URL(page.url()).pathname, '/setting', `${w}px: the session continues after the password change`)
-    t.ok((await login(t, username, newPassword)).success, 'the new password logs in')
-    t.notOk((await login(t, username, PASSWORD)).success, 'the old one no longer does')
+    t.ok((await tryLogin(t, username, newPassword)).success, 'the new password logs in')
+    t.notOk((await tryLogin(t, username, PASSWORD)).success, 'the old one no longer does')
 
     // Deletion: only with the user's own name typed.
     await page.getByRole('button', { name: 'Delete my account' }).click()
@@ -226,12 +192,12 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
     await confirm.getByRole('button', { name: 'Delete for good' }).click()
     await page.waitForURL('**/login')
     t.ok((await userRow(username)).deleted_at !== null, `${w}px: the account is marked deleted`)
-    t.notOk((await login(t, username, newPassword)).success, 'a deleted account cannot log in')
+    t.notOk((await tryLogin(t, username, newPassword)).success, 'a deleted account cannot log in')
   }
 })
 
 t.test('binds a GitHub account through the authorize page and the callback page', async (t) => {
-  await root('POST', '/api/user/', { username: 'ghbinder', password: PASSWORD })
+  await root.call('POST', '/api/user/', { username: 'ghbinder', password: PASSWORD })
   const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
   await signIn(page, 'ghbinder', PASSWORD)
   // GitHub's authorize page: approve at once and send the browser back with a code and the state.

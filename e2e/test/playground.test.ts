@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type APIRequestContext, type Locator, type Page, request } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
+import { noOverflow } from '../src/ui.js'
 
 const PASSWORD = 'password123'
 const WORDS = ['Hello', ' from', ' the', ' fake', ' upstream', ' model.']
@@ -66,26 +68,6 @@ async function fakeUpstream (t: Test): Promise<{ url: string, calls: UpstreamCal
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls }
 }
 
-interface Envelope<T = unknown> { success: boolean, message: string, data: T }
-
-/** The console API as the super admin, outside the browser. */
-async function rootApi (t: Test, baseURL: string) {
-  const ctx: APIRequestContext = await request.newContext({ baseURL, extraHTTPHeaders: { 'accept-language': 'en' } })
-  t.teardown(() => ctx.dispose())
-  const login = await (await ctx.post('/api/user/login', { data: { username: 'root', password: '123456' } })).json() as Envelope<{ id: number }>
-  if (!login.success) throw new Error(`root login failed: ${login.message}`)
-  return async <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> => {
-    const answer = await (await ctx.fetch(path, { method, headers: { 'new-api-user': String(login.data.id) }, data })).json() as Envelope<T>
-    if (!answer.success) throw new Error(`${method} ${path}: ${answer.message}`)
-    return answer.data
-  }
-}
-
-async function noOverflow (t: Test, page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-  t.equal(overflow, 0, `${what}: nothing wider than the window`)
-}
-
 /** Picks `model` in the panel (unfolding it first on a small screen). */
 async function chooseModel (page: Page, model: string): Promise<void> {
   const select = page.getByRole('combobox', { name: 'Model' })
@@ -103,10 +85,10 @@ async function ask (page: Page, text: string): Promise<Locator> {
 const system = await startSystem(t)
 const upstream = await fakeUpstream(t)
 const browser = await launchBrowser(t)
-const root = await rootApi(t, system.url)
+const root = await apiSession(t, system.url, 'root', '123456')
 const db = system.controlPlane.db
 
-await root('POST', '/api/channel/', {
+await root.call('POST', '/api/channel/', {
   name: 'fake upstream',
   type: 1,
   key: 'sk-fake-upstream',
@@ -116,10 +98,10 @@ await root('POST', '/api/channel/', {
   auto_ban: 0
 })
 // The two failing models need a price, or the gateway refuses them before calling the upstream.
-const options = await root<Array<{ key: string, value: string }>>('GET', '/api/option/')
+const options = await root.call<Array<{ key: string, value: string }>>('GET', '/api/option/')
 const ratios = JSON.parse(options.find((o) => o.key === 'ModelRatio')?.value ?? '{}') as Record<string, number>
-await root('PUT', '/api/option/', { key: 'ModelRatio', value: JSON.stringify({ ...ratios, 'broken-model': 1, 'dying-model': 1 }) })
-for (const username of ['pg1280', 'pg600', 'pgnomodel']) await root('POST', '/api/user/', { username, password: PASSWORD, display_name: username })
+await root.call('PUT', '/api/option/', { key: 'ModelRatio', value: JSON.stringify({ ...ratios, 'broken-model': 1, 'dying-model': 1 }) })
+for (const username of ['pg1280', 'pg600', 'pgnomodel']) await root.call('POST', '/api/user/', { username, password: PASSWORD, display_name: username })
 await db.updateTable('users').set({ quota: 50_000_000 }).where('username', 'in', ['pg1280', 'pg600']).execute()
 // A group no channel serves: this user has no models at all.
 await db.updateTable('users').set({ group: 'lonely' }).where('username', '=', 'pgnomodel').execute()

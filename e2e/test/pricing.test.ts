@@ -1,50 +1,10 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { type APIRequestContext, type Page, request } from 'playwright-core'
-import t, { type Test } from 'tap'
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-interface Api { id: number, call: <T>(method: string, path: string, data?: unknown) => Promise<T> }
-
-/** A console API session (cookie plus New-Api-User), as the console itself calls the API. */
-async function apiSession (t: Test, baseURL: string, username: string, password: string): Promise<Api> {
-  const ctx: APIRequestContext = await request.newContext({ baseURL })
-  t.teardown(() => ctx.dispose())
-  const login = await (await ctx.post('/api/user/login', { data: { username, password } })).json() as { success: boolean, message: string, data: { id: number } }
-  if (!login.success) throw new Error(`login ${username}: ${login.message}`)
-  const id = login.data.id
-  return {
-    id,
-    call: async <T>(method: string, path: string, data?: unknown) => {
-      const res = await ctx.fetch(path, { method, data, headers: { 'New-Api-User': String(id) } })
-      const body = await res.json() as { success: boolean, message: string, data: T }
-      if (!body.success) throw new Error(`${method} ${path}: ${body.message}`)
-      return body.data
-    }
-  }
-}
-
-/**
- * A healthy OpenAI-speaking upstream: the billing worker tests channels (first when it starts) and
- * auto-disables an unreachable one, which would take its models off sale.
- */
-async function fakeOpenAI (t: Test): Promise<string> {
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({
-        id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-4o',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
-      }))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => { resolve() }) }))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
+import { noOverflow } from '../src/ui.js'
+import { fakeOpenAI } from '../src/upstream.js'
 
 /** The prompt and completion price cells of a model's row. */
 async function prices (page: Page, model: string): Promise<[string, string]> {
@@ -54,7 +14,9 @@ async function prices (page: Page, model: string): Promise<[string, string]> {
 
 t.test('the public pricing page: prices per group, badges, search and copy selected', async (t) => {
   const system = await startSystem(t)
-  const upstream = await fakeOpenAI(t)
+  // Healthy: the billing worker tests channels (first when it starts) and auto-disables an
+  // unreachable one, which would take its models off sale.
+  const upstream = (await fakeOpenAI(t, { models: ['gpt-4o', 'gpt-4o-mini', 'dall-e-3'] })).url
   const root = await apiSession(t, system.url, 'root', '123456')
   await root.call('PUT', '/api/option/', { key: 'GroupRatio', value: JSON.stringify({ default: 1, vip: 2, pro: 4, svip: 6 }) })
   await root.call('PUT', '/api/option/', { key: 'UserUsableGroups', value: JSON.stringify({ default: 'Default group', vip: 'VIP', pro: 'Pro', svip: 'SVIP' }) })
@@ -111,8 +73,7 @@ t.test('the public pricing page: prices per group, badges, search and copy selec
     t.equal(await page.evaluate(async () => await navigator.clipboard.readText()), 'dall-e-3,gpt-4o', `${w}px: the selected names, comma-joined`)
 
     await screenshot(page, `pricing-${w}`)
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-    t.equal(overflow, 0, `${w}px: nothing wider than the window`)
+    await noOverflow(t, page, `${w}px`)
   }
 
   const vip = await root.call<{ id: number }>('POST', '/api/user/', { username: 'carol', password: 'carol-secret-1' })

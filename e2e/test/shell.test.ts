@@ -1,6 +1,7 @@
 import t from 'tap'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
+import { noOverflow } from '../src/ui.js'
 
 t.test('the console shell: guard, not-found page, language, theme and layout at both widths', async (t) => {
   const system = await startSystem(t)
@@ -22,7 +23,6 @@ t.test('the console shell: guard, not-found page, language, theme and layout at 
     await page.reload()
     await page.getByText('管理员暂未设置关于页面内容').waitFor()
     t.pass('the language choice survives a reload')
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-    t.equal(overflow, 0, `${viewport.width}px: nothing wider than the window`)
+    await noOverflow(t, page, `${viewport.width}px`)
   }
 })

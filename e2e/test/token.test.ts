@@ -1,14 +1,8 @@
-import type { Page } from 'playwright-core'
 import t from 'tap'
+import { pageCall } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-/** A call the root user makes through its signed-in page (the console's CSRF header included). */
-async function rootCall (page: Page, rootId: number, method: 'post' | 'put', path: string, data: unknown): Promise<void> {
-  const res = await page.request[method](path, { data, headers: { 'new-api-user': String(rootId) } })
-  const body = await res.json() as { success: boolean, message: string }
-  if (!body.success) throw new Error(`${method} ${path} failed: ${body.message}`)
-}
+import { overflow, until } from '../src/ui.js'
 
 /** What the gateway answers `key` on /v1/models. */
 async function gatewayStatus (url: string, key: string): Promise<number> {
@@ -28,17 +22,6 @@ async function gatewayBecomes (url: string, key: string, want: number, ms: numbe
   return got
 }
 
-/** Polls `check` every 50 ms until it holds (playwright-core has no expect). */
-async function until (check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-
 t.test('a user creates, copies, batches, searches, disables, edits and deletes tokens in the console', async (t) => {
   const system = await startSystem(t)
   const db = system.controlPlane.db
@@ -46,9 +29,9 @@ t.test('a user creates, copies, batches, searches, disables, edits and deletes t
 
   const root = await openPage(t, browser, system.url)
   const rootUser = await signIn(root, 'root', '123456')
-  await rootCall(root, rootUser.id, 'post', '/api/user/', { username: 'alice', password: 'alice-pass-1' })
+  await pageCall(root, rootUser.id, 'post', '/api/user/', { username: 'alice', password: 'alice-pass-1' })
   // One chat link whose template echoes the key back in a console address, so the opened window can be read.
-  await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'Chats', value: JSON.stringify([{ 'Echo chat': `${system.url}/chat-client?key={key}` }]) })
+  await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'Chats', value: JSON.stringify([{ 'Echo chat': `${system.url}/chat-client?key={key}` }]) })
 
   const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: system.url })

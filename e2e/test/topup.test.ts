@@ -1,16 +1,11 @@
 import { createHash } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
+import { pageCall } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-
-async function rootCall (page: Page, rootId: number, method: 'post' | 'put', path: string, data: unknown): Promise<void> {
-  const res = await page.request[method](path, { data, headers: { 'new-api-user': String(rootId) } })
-  const body = await res.json() as { success: boolean, message: string }
-  if (!body.success) throw new Error(`${method} ${path} failed: ${body.message}`)
-}
+import { overflow } from '../src/ui.js'
 
 /** A stand-in epay provider on 127.0.0.1: records each form posted to /submit.php and shows a page. */
 async function startPayProvider (t: Test): Promise<{ url: string, forms: Array<Record<string, string>> }> {
@@ -40,8 +35,6 @@ function epaySign (fields: Record<string, string>, key: string): string {
   return createHash('md5').update(text + key).digest('hex')
 }
 
-const overflow = async (page: Page): Promise<number> => await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-
 t.test('the wallet: redeeming a code credits the balance once, online top-up posts the signed form', async (t) => {
   const system = await startSystem(t)
   const db = system.controlPlane.db
@@ -50,7 +43,7 @@ t.test('the wallet: redeeming a code credits the balance once, online top-up pos
 
   const root = await openPage(t, browser, system.url)
   const rootUser = await signIn(root, 'root', '123456')
-  await rootCall(root, rootUser.id, 'post', '/api/user/', { username: 'bob', password: 'bob-pass-12' })
+  await pageCall(root, rootUser.id, 'post', '/api/user/', { username: 'bob', password: 'bob-pass-12' })
   const bobRow = await db.selectFrom('users').select(['id', 'quota']).where('username', '=', 'bob').executeTakeFirstOrThrow()
   await db.insertInto('redemptions').values({ key: 'e2e-gift-code-0001', name: 'gift', quota: 1_000_000, status: 1, user_id: rootUser.id }).execute()
 
@@ -95,11 +88,11 @@ t.test('the wallet: redeeming a code credits the balance once, online top-up pos
   })
 
   await t.test('online top-up shows the payable sum and posts the signed form to the provider', async (t) => {
-    await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'ServerAddress', value: system.url })
-    await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'PayAddress', value: provider.url })
-    await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayId', value: '1001' })
-    await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayKey', value: 'e2e-merchant-key' })
-    await rootCall(root, rootUser.id, 'put', '/api/option/', { key: 'MinTopUp', value: '2' })
+    await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'ServerAddress', value: system.url })
+    await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'PayAddress', value: provider.url })
+    await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayId', value: '1001' })
+    await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayKey', value: 'e2e-merchant-key' })
+    await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'MinTopUp', value: '2' })
 
     await page.reload()
     const amount = page.getByLabel('Amount (USD)')

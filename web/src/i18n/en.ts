@@ -23,7 +23,7 @@ export const en = {
     save: 'Save', cancel: 'Cancel', confirm: 'Confirm', delete: 'Delete', edit: 'Edit', add: 'Add', search: 'Search',
     refresh: 'Refresh', copy: 'Copy', copied: 'Copied', enable: 'Enable', disable: 'Disable', close: 'Close', submit: 'Submit',
     loading: 'Loading…', none: 'None', actions: 'Actions', status: 'Status', name: 'Name', id: 'ID', yes: 'Yes', no: 'No',
-    rowsPerPage: 'Rows per page', empty: 'Nothing here yet', copyFailed: 'Cannot copy to the clipboard; copy it by hand:',
+    rowsPerPage: 'Rows per page', displayedRows: '{{from}}–{{to}} of {{count}}', empty: 'Nothing here yet', copyFailed: 'Cannot copy to the clipboard; copy it by hand:',
     unlimited: 'Unlimited', never: 'Never', saved: 'Saved', noneSelected: 'Select at least one row first', reset: 'Reset',
     forbidden: 'Permission denied: insufficient rights for this page'
   }

@@ -25,7 +25,7 @@ export const zh: Translations<Messages> = {
     save: '保存', cancel: '取消', confirm: '确定', delete: '删除', edit: '编辑', add: '添加', search: '搜索',
     refresh: '刷新', copy: '复制', copied: '已复制', enable: '启用', disable: '禁用', close: '关闭', submit: '提交',
     loading: '加载中…', none: '无', actions: '操作', status: '状态', name: '名称', id: 'ID', yes: '是', no: '否',
-    rowsPerPage: '每页行数', empty: '暂无数据', copyFailed: '无法复制到剪贴板，请手动复制：',
+    rowsPerPage: '每页行数', displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条', empty: '暂无数据', copyFailed: '无法复制到剪贴板，请手动复制：',
     unlimited: '无限', never: '永不过期', saved: '保存成功', noneSelected: '请至少选择一行', reset: '重置',
     forbidden: '无权访问此页面，权限不足'
   }

@@ -1,25 +1,23 @@
-import Autocomplete from '@mui/material/Autocomplete'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
-import Drawer from '@mui/material/Drawer'
 import FormControlLabel from '@mui/material/FormControlLabel'
 import FormHelperText from '@mui/material/FormHelperText'
 import FormLabel from '@mui/material/FormLabel'
 import IconButton from '@mui/material/IconButton'
-import LinearProgress from '@mui/material/LinearProgress'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import Switch from '@mui/material/Switch'
 import TextField from '@mui/material/TextField'
-import Typography from '@mui/material/Typography'
 import AddIcon from '@mui/icons-material/Add'
-import CloseIcon from '@mui/icons-material/Close'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EastIcon from '@mui/icons-material/East'
 import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
-import { type FormEvent, useEffect, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { FormDrawer } from '../../components/FormDrawer'
+import { MultiSelect } from '../../components/MultiSelect'
 import { useNotify } from '../../components/Notify'
+import { useRecord } from '../../lib/useRecord'
 import { createChannels, defaultModels, fetchModels, fetchSavedModels, getChannel, knownModels, updateChannel } from './api'
 import {
   baseUrlKind,
@@ -39,6 +37,7 @@ import {
   splitNames,
   validate
 } from './form'
+import { PriorityWeightFields } from './PriorityWeightFields'
 
 export interface ChannelDrawerProps {
   open: boolean
@@ -58,20 +57,15 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const creating = channelId === undefined
   const [form, setForm] = useState<ChannelForm>(emptyForm)
   const [errors, setErrors] = useState<FormErrors>({})
-  const [loading, setLoading] = useState(false)
-  // The channel whose values the form holds: until it matches, the fields stay hidden so nobody
-  // reads or types into an empty form that the load is about to overwrite.
-  const [loadedFor, setLoadedFor] = useState<number | undefined>()
-  const waiting = channelId !== undefined && loadedFor !== channelId
   const [saving, setSaving] = useState(false)
   const [fetching, setFetching] = useState(false)
   const [defaults, setDefaults] = useState<Record<string, string[]>>({})
   const [allModels, setAllModels] = useState<string[]>([])
   const [custom, setCustom] = useState('')
   const [storedKey, setStoredKey] = useState<string | undefined>()
-  // Read through a ref: a new onClose on each parent render must not reload the form.
-  const closeRef = useRef(onClose)
-  useEffect(() => { closeRef.current = onClose })
+  // Until the channel's values are in (waiting), the fields stay hidden so nobody reads or types
+  // into an empty form that the load is about to overwrite.
+  const { loading, waiting } = useRecord(open, channelId, getChannel, { onLoad: (channel) => { setForm(formOf(channel)) }, onFail: onClose })
 
   useEffect(() => {
     if (!open) return
@@ -80,7 +74,6 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     setForm(emptyForm())
     setCustom('')
     setStoredKey(undefined)
-    setLoadedFor(undefined)
     defaultModels().then((d) => {
       if (!live) return
       setDefaults(d)
@@ -88,18 +81,6 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
       if (channelId === undefined) setForm((f) => f.models.length === 0 ? { ...f, models: relatedModels(f.type, d) } : f)
     }, (err: unknown) => { if (live) notify.error(err) })
     knownModels().then((m) => { if (live) setAllModels(m) }, (err: unknown) => { if (live) notify.error(err) })
-    if (channelId !== undefined) {
-      setLoading(true)
-      getChannel(channelId).then((channel) => {
-        if (!live) return
-        setForm(formOf(channel))
-        setLoadedFor(channelId)
-      }, (err: unknown) => {
-        if (!live) return
-        notify.error(err)
-        closeRef.current()
-      }).finally(() => { if (live) setLoading(false) })
-    }
     return () => { live = false }
   }, [open, channelId, notify])
 
@@ -252,268 +233,226 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     : jsonKey(form.type) ? t('channel.form.keyJsonHelp') : form.batch ? t('channel.form.keyBatchHelp') : t('channel.form.keyHelp')
 
   return (
-    <Drawer
-      anchor='right'
+    <FormDrawer
       open={open}
+      title={title}
+      width={600}
       onClose={onClose}
-      // Above the app bar (which sits over the sidebar drawer), so the title and close button show.
-      sx={{ zIndex: (theme) => theme.zIndex.modal }}
-      slotProps={{ paper: { sx: { width: { xs: '100%', sm: 600 } } } }}
+      onSubmit={submit}
+      loading={loading}
+      waiting={waiting}
+      saving={saving}
+      submitLabel={creating ? t('channel.form.submitCreate') : t('channel.form.submitEdit')}
     >
-      <Box component='form' noValidate onSubmit={(e) => { void submit(e) }} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }} aria-label={title}>
-        <Stack direction='row' sx={{ alignItems: 'center', px: 2, py: 1.5, borderBottom: 1, borderColor: 'divider' }}>
-          <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{title}</Typography>
-          <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
+      <TextField
+        select
+        label={t('channel.form.type')}
+        value={typeOptions.length === 0 ? '' : form.type}
+        onChange={(e) => { changeType(Number(e.target.value)) }}
+      >
+        {typeOptions.map((o) => <MenuItem key={o.id} value={o.id}>{o.name}</MenuItem>)}
+      </TextField>
+
+      <TextField
+        label={baseUrlLabel[0]}
+        value={form.baseUrl}
+        onChange={(e) => { set('baseUrl', e.target.value) }}
+        error={errors.baseUrl !== undefined}
+        helperText={help('baseUrl', baseUrlLabel[1]!)}
+        placeholder={kind === 'custom' ? 'https://api.example.com/v1/{model}/chat/completions' : 'https://'}
+        slotProps={{ inputLabel: { shrink: true } }}
+      />
+      {otherLabel !== undefined && (
+        <TextField
+          label={otherLabel[0]}
+          value={form.other}
+          multiline={other === 'vertexRegion'}
+          minRows={other === 'vertexRegion' ? 2 : undefined}
+          placeholder={OTHER_DEFAULTS[form.type]}
+          onChange={(e) => { set('other', e.target.value) }}
+          error={errors.other !== undefined}
+          helperText={help('other', otherLabel[1]!)}
+          slotProps={{ inputLabel: { shrink: true } }}
+        />
+      )}
+
+      <TextField
+        label={t('channel.form.name')}
+        value={form.name}
+        required
+        placeholder={t('channel.form.namePlaceholder')}
+        onChange={(e) => { set('name', e.target.value) }}
+        error={errors.name !== undefined}
+        helperText={err('name')}
+        slotProps={{ htmlInput: { maxLength: 200 } }}
+      />
+
+      <MultiSelect
+        label={t('channel.form.groups')} options={groupOptions} value={form.groups} onChange={(value) => { set('groups', value) }}
+        required error={errors.groups !== undefined} helperText={help('groups', t('channel.form.groupsHelp'))}
+      />
+
+      <Box>
+        <MultiSelect
+          label={t('channel.form.models')} options={modelOptions} value={form.models} onChange={(value) => { set('models', value) }}
+          required error={errors.models !== undefined} helperText={help('models', t('channel.form.modelsHelp'))}
+        />
+        <Stack direction='row' spacing={1} useFlexGap sx={{ mt: 1, flexWrap: 'wrap' }}>
+          <Button size='small' variant='outlined' onClick={() => { addModels(relatedModels(form.type, defaults)) }}>{t('channel.form.fillRelated')}</Button>
+          <Button size='small' variant='outlined' onClick={() => { void fillAll() }}>{t('channel.form.fillAll')}</Button>
+          <Button size='small' variant='outlined' disabled={fetching} onClick={() => { void fetchList() }}>{t('channel.form.fetchModels')}</Button>
+          <Button size='small' color='warning' onClick={() => { set('models', []) }}>{t('channel.form.clearModels')}</Button>
         </Stack>
-        {(loading || waiting) && <LinearProgress />}
-        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1, visibility: waiting ? 'hidden' : undefined }}>
+        <Stack direction='row' spacing={1} sx={{ mt: 1.5, alignItems: 'flex-start' }}>
           <TextField
-            select
-            label={t('channel.form.type')}
-            value={typeOptions.length === 0 ? '' : form.type}
-            onChange={(e) => { changeType(Number(e.target.value)) }}
-          >
-            {typeOptions.map((o) => <MenuItem key={o.id} value={o.id}>{o.name}</MenuItem>)}
-          </TextField>
-
-          <TextField
-            label={baseUrlLabel[0]}
-            value={form.baseUrl}
-            onChange={(e) => { set('baseUrl', e.target.value) }}
-            error={errors.baseUrl !== undefined}
-            helperText={help('baseUrl', baseUrlLabel[1]!)}
-            placeholder={kind === 'custom' ? 'https://api.example.com/v1/{model}/chat/completions' : 'https://'}
-            slotProps={{ inputLabel: { shrink: true } }}
+            size='small'
+            label={t('channel.form.customModel')}
+            helperText={t('channel.form.customModelHelp')}
+            value={custom}
+            onChange={(e) => { setCustom(e.target.value) }}
+            onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); addCustom() } }}
+            sx={{ flex: 1, minWidth: 0 }}
           />
-          {otherLabel !== undefined && (
-            <TextField
-              label={otherLabel[0]}
-              value={form.other}
-              multiline={other === 'vertexRegion'}
-              minRows={other === 'vertexRegion' ? 2 : undefined}
-              placeholder={OTHER_DEFAULTS[form.type]}
-              onChange={(e) => { set('other', e.target.value) }}
-              error={errors.other !== undefined}
-              helperText={help('other', otherLabel[1]!)}
-              slotProps={{ inputLabel: { shrink: true } }}
-            />
-          )}
-
-          <TextField
-            label={t('channel.form.name')}
-            value={form.name}
-            required
-            placeholder={t('channel.form.namePlaceholder')}
-            onChange={(e) => { set('name', e.target.value) }}
-            error={errors.name !== undefined}
-            helperText={err('name')}
-            slotProps={{ htmlInput: { maxLength: 200 } }}
-          />
-
-          <Autocomplete
-            multiple
-            disableCloseOnSelect
-            options={groupOptions}
-            value={form.groups}
-            onChange={(_e, value) => { set('groups', value) }}
-            renderInput={(params) => (
-              <TextField {...params} label={t('channel.form.groups')} required error={errors.groups !== undefined} helperText={help('groups', t('channel.form.groupsHelp'))} />
-            )}
-          />
-
-          <Box>
-            <Autocomplete
-              multiple
-              disableCloseOnSelect
-              options={modelOptions}
-              value={form.models}
-              onChange={(_e, value) => { set('models', value) }}
-              renderInput={(params) => (
-                <TextField {...params} label={t('channel.form.models')} required error={errors.models !== undefined} helperText={help('models', t('channel.form.modelsHelp'))} />
-              )}
-            />
-            <Stack direction='row' spacing={1} useFlexGap sx={{ mt: 1, flexWrap: 'wrap' }}>
-              <Button size='small' variant='outlined' onClick={() => { addModels(relatedModels(form.type, defaults)) }}>{t('channel.form.fillRelated')}</Button>
-              <Button size='small' variant='outlined' onClick={() => { void fillAll() }}>{t('channel.form.fillAll')}</Button>
-              <Button size='small' variant='outlined' disabled={fetching} onClick={() => { void fetchList() }}>{t('channel.form.fetchModels')}</Button>
-              <Button size='small' color='warning' onClick={() => { set('models', []) }}>{t('channel.form.clearModels')}</Button>
-            </Stack>
-            <Stack direction='row' spacing={1} sx={{ mt: 1.5, alignItems: 'flex-start' }}>
-              <TextField
-                size='small'
-                label={t('channel.form.customModel')}
-                helperText={t('channel.form.customModelHelp')}
-                value={custom}
-                onChange={(e) => { setCustom(e.target.value) }}
-                onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); addCustom() } }}
-                sx={{ flex: 1, minWidth: 0 }}
-              />
-              <Button variant='outlined' startIcon={<AddIcon />} onClick={addCustom}>{t('channel.form.addCustom')}</Button>
-            </Stack>
-          </Box>
-
-          <Box>
-            <FormLabel component='div'>{t('channel.form.mapping')}</FormLabel>
-            <FormHelperText sx={{ mt: 0, mb: 1 }}>{t('channel.form.mappingHelp')}</FormHelperText>
-            <Stack spacing={1}>
-              {form.mapping.map((row, i) => (
-                <Stack key={i} direction='row' spacing={1} sx={{ alignItems: 'center' }}>
-                  <TextField
-                    size='small'
-                    placeholder={t('channel.form.mappingFrom')}
-                    value={row.from}
-                    onChange={(e) => { setRow(i, { ...row, from: e.target.value }) }}
-                    sx={{ flex: 1, minWidth: 0 }}
-                    slotProps={{ htmlInput: { 'aria-label': t('channel.form.mappingFromOf', { n: i + 1 }) } }}
-                  />
-                  <EastIcon fontSize='small' color='action' />
-                  <TextField
-                    size='small'
-                    placeholder={t('channel.form.mappingTo')}
-                    value={row.to}
-                    onChange={(e) => { setRow(i, { ...row, to: e.target.value }) }}
-                    sx={{ flex: 1, minWidth: 0 }}
-                    slotProps={{ htmlInput: { 'aria-label': t('channel.form.mappingToOf', { n: i + 1 }) } }}
-                  />
-                  <IconButton size='small' aria-label={t('channel.form.mappingRemove', { n: i + 1 })} onClick={() => { set('mapping', form.mapping.filter((_r, j) => j !== i)) }}>
-                    <DeleteIcon fontSize='small' />
-                  </IconButton>
-                </Stack>
-              ))}
-            </Stack>
-            <Stack direction='row' spacing={1} useFlexGap sx={{ mt: 1, flexWrap: 'wrap' }}>
-              <Button size='small' variant='outlined' startIcon={<AddIcon />} onClick={() => { set('mapping', [...form.mapping, { from: '', to: '' }]) }}>{t('channel.form.mappingAdd')}</Button>
-              <Button size='small' variant='outlined' onClick={addTemplate}>{t('channel.form.mappingTemplate')}</Button>
-              <Button size='small' color='warning' onClick={() => { set('mapping', []) }}>{t('channel.form.mappingClear')}</Button>
-            </Stack>
-          </Box>
-
-          {creating && (
-            <Box>
-              <FormControlLabel control={<Switch checked={form.batch} onChange={(e) => { set('batch', e.target.checked) }} />} label={t('channel.form.batch')} />
-              <FormHelperText sx={{ mt: 0 }}>{t('channel.form.batchHelp')}</FormHelperText>
-            </Box>
-          )}
-          <Box>
-            <TextField
-              label={keyLabel}
-              value={form.key}
-              required={creating}
-              fullWidth
-              multiline
-              minRows={form.batch || jsonKey(form.type) ? 4 : 1}
-              autoComplete='off'
-              onChange={(e) => { set('key', e.target.value) }}
-              error={errors.key !== undefined}
-              helperText={help('key', keyHelp)}
-              slotProps={{ htmlInput: { spellCheck: false } }}
-            />
-            {!creating && (
-              storedKey === undefined
-                ? <Button size='small' startIcon={<VisibilityIcon />} sx={{ mt: 1 }} onClick={() => { void showKey() }}>{t('channel.form.showKey')}</Button>
-                : (
-                  <TextField
-                    label={t('channel.form.storedKey')}
-                    value={storedKey}
-                    fullWidth
-                    multiline
-                    size='small'
-                    sx={{ mt: 1.5 }}
-                    slotProps={{ htmlInput: { readOnly: true, spellCheck: false } }}
-                  />
-                  )
-            )}
-          </Box>
-
-          {form.type === 1 && (
-            <TextField
-              label={t('channel.form.organization')}
-              value={form.organization}
-              placeholder='org-...'
-              onChange={(e) => { set('organization', e.target.value) }}
-              helperText={t('channel.form.organizationHelp')}
-            />
-          )}
-
-          <TextField
-            label={t('channel.form.testModel')}
-            value={form.testModel}
-            onChange={(e) => { set('testModel', e.target.value) }}
-            helperText={t('channel.form.testModelHelp')}
-          />
-
-          <Box>
-            <FormControlLabel control={<Switch checked={form.autoBan} onChange={(e) => { set('autoBan', e.target.checked) }} />} label={t('channel.form.autoBan')} />
-            <FormHelperText sx={{ mt: 0 }}>{t('channel.form.autoBanHelp')}</FormHelperText>
-          </Box>
-
-          <TextField
-            label={t('channel.form.statusCodeMapping')}
-            value={form.statusCodeMapping}
-            multiline
-            minRows={2}
-            placeholder={'{\n  "400": "500"\n}'}
-            onChange={(e) => { set('statusCodeMapping', e.target.value) }}
-            error={errors.statusCodeMapping !== undefined}
-            helperText={help('statusCodeMapping', t('channel.form.statusCodeMappingHelp'))}
-            slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
-          />
-
-          <TextField label={t('channel.form.tag')} value={form.tag} onChange={(e) => { set('tag', e.target.value) }} helperText={t('channel.form.tagHelp')} />
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-            <TextField
-              label={t('channel.form.priority')}
-              value={form.priority}
-              type='number'
-              onChange={(e) => { set('priority', e.target.value) }}
-              error={errors.priority !== undefined}
-              helperText={help('priority', t('channel.form.priorityHelp'))}
-              sx={{ flex: 1 }}
-              slotProps={{ htmlInput: { min: -999, step: 1 } }}
-            />
-            <TextField
-              label={t('channel.form.weight')}
-              value={form.weight}
-              type='number'
-              onChange={(e) => { set('weight', e.target.value) }}
-              error={errors.weight !== undefined}
-              helperText={help('weight', t('channel.form.weightHelp'))}
-              sx={{ flex: 1 }}
-              slotProps={{ htmlInput: { min: 0, step: 1 } }}
-            />
-          </Stack>
-
-          <TextField
-            label={t('channel.form.proxyUrl')}
-            value={form.proxyUrl}
-            placeholder='socks5://user:password@127.0.0.1:1080'
-            onChange={(e) => { set('proxyUrl', e.target.value) }}
-            error={errors.proxyUrl !== undefined}
-            helperText={help('proxyUrl', t('channel.form.proxyUrlHelp'))}
-            slotProps={{ inputLabel: { shrink: true } }}
-          />
-
-          {hasSetting(form.type) && (
-            <TextField
-              label={t('channel.form.setting')}
-              value={form.setting}
-              multiline
-              minRows={3}
-              placeholder='{}'
-              onChange={(e) => { set('setting', e.target.value) }}
-              error={errors.setting !== undefined}
-              helperText={help('setting', t('channel.form.settingHelp'))}
-              slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
-            />
-          )}
-        </Stack>
-        <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', px: 2, py: 1.5, borderTop: 1, borderColor: 'divider' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type='submit' variant='contained' disabled={saving || loading || waiting}>
-            {creating ? t('channel.form.submitCreate') : t('channel.form.submitEdit')}
-          </Button>
+          <Button variant='outlined' startIcon={<AddIcon />} onClick={addCustom}>{t('channel.form.addCustom')}</Button>
         </Stack>
       </Box>
-    </Drawer>
+
+      <Box>
+        <FormLabel component='div'>{t('channel.form.mapping')}</FormLabel>
+        <FormHelperText sx={{ mt: 0, mb: 1 }}>{t('channel.form.mappingHelp')}</FormHelperText>
+        <Stack spacing={1}>
+          {form.mapping.map((row, i) => (
+            <Stack key={i} direction='row' spacing={1} sx={{ alignItems: 'center' }}>
+              <TextField
+                size='small'
+                placeholder={t('channel.form.mappingFrom')}
+                value={row.from}
+                onChange={(e) => { setRow(i, { ...row, from: e.target.value }) }}
+                sx={{ flex: 1, minWidth: 0 }}
+                slotProps={{ htmlInput: { 'aria-label': t('channel.form.mappingFromOf', { n: i + 1 }) } }}
+              />
+              <EastIcon fontSize='small' color='action' />
+              <TextField
+                size='small'
+                placeholder={t('channel.form.mappingTo')}
+                value={row.to}
+                onChange={(e) => { setRow(i, { ...row, to: e.target.value }) }}
+                sx={{ flex: 1, minWidth: 0 }}
+                slotProps={{ htmlInput: { 'aria-label': t('channel.form.mappingToOf', { n: i + 1 }) } }}
+              />
+              <IconButton size='small' aria-label={t('channel.form.mappingRemove', { n: i + 1 })} onClick={() => { set('mapping', form.mapping.filter((_r, j) => j !== i)) }}>
+                <DeleteIcon fontSize='small' />
+              </IconButton>
+            </Stack>
+          ))}
+        </Stack>
+        <Stack direction='row' spacing={1} useFlexGap sx={{ mt: 1, flexWrap: 'wrap' }}>
+          <Button size='small' variant='outlined' startIcon={<AddIcon />} onClick={() => { set('mapping', [...form.mapping, { from: '', to: '' }]) }}>{t('channel.form.mappingAdd')}</Button>
+          <Button size='small' variant='outlined' onClick={addTemplate}>{t('channel.form.mappingTemplate')}</Button>
+          <Button size='small' color='warning' onClick={() => { set('mapping', []) }}>{t('channel.form.mappingClear')}</Button>
+        </Stack>
+      </Box>
+
+      {creating && (
+        <Box>
+          <FormControlLabel control={<Switch checked={form.batch} onChange={(e) => { set('batch', e.target.checked) }} />} label={t('channel.form.batch')} />
+          <FormHelperText sx={{ mt: 0 }}>{t('channel.form.batchHelp')}</FormHelperText>
+        </Box>
+      )}
+      <Box>
+        <TextField
+          label={keyLabel}
+          value={form.key}
+          required={creating}
+          fullWidth
+          multiline
+          minRows={form.batch || jsonKey(form.type) ? 4 : 1}
+          autoComplete='off'
+          onChange={(e) => { set('key', e.target.value) }}
+          error={errors.key !== undefined}
+          helperText={help('key', keyHelp)}
+          slotProps={{ htmlInput: { spellCheck: false } }}
+        />
+        {!creating && (
+          storedKey === undefined
+            ? <Button size='small' startIcon={<VisibilityIcon />} sx={{ mt: 1 }} onClick={() => { void showKey() }}>{t('channel.form.showKey')}</Button>
+            : (
+              <TextField
+                label={t('channel.form.storedKey')}
+                value={storedKey}
+                fullWidth
+                multiline
+                size='small'
+                sx={{ mt: 1.5 }}
+                slotProps={{ htmlInput: { readOnly: true, spellCheck: false } }}
+              />
+              )
+        )}
+      </Box>
+
+      {form.type === 1 && (
+        <TextField
+          label={t('channel.form.organization')}
+          value={form.organization}
+          placeholder='org-...'
+          onChange={(e) => { set('organization', e.target.value) }}
+          helperText={t('channel.form.organizationHelp')}
+        />
+      )}
+
+      <TextField
+        label={t('channel.form.testModel')}
+        value={form.testModel}
+        onChange={(e) => { set('testModel', e.target.value) }}
+        helperText={t('channel.form.testModelHelp')}
+      />
+
+      <Box>
+        <FormControlLabel control={<Switch checked={form.autoBan} onChange={(e) => { set('autoBan', e.target.checked) }} />} label={t('channel.form.autoBan')} />
+        <FormHelperText sx={{ mt: 0 }}>{t('channel.form.autoBanHelp')}</FormHelperText>
+      </Box>
+
+      <TextField
+        label={t('channel.form.statusCodeMapping')}
+        value={form.statusCodeMapping}
+        multiline
+        minRows={2}
+        placeholder={'{\n  "400": "500"\n}'}
+        onChange={(e) => { set('statusCodeMapping', e.target.value) }}
+        error={errors.statusCodeMapping !== undefined}
+        helperText={help('statusCodeMapping', t('channel.form.statusCodeMappingHelp'))}
+        slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
+      />
+
+      <TextField label={t('channel.form.tag')} value={form.tag} onChange={(e) => { set('tag', e.target.value) }} helperText={t('channel.form.tagHelp')} />
+      <PriorityWeightFields
+        values={form} onChange={set} errors={errors}
+        help={{ priority: help('priority', t('channel.form.priorityHelp')), weight: help('weight', t('channel.form.weightHelp')) }}
+      />
+
+      <TextField
+        label={t('channel.form.proxyUrl')}
+        value={form.proxyUrl}
+        placeholder='socks5://user:password@127.0.0.1:1080'
+        onChange={(e) => { set('proxyUrl', e.target.value) }}
+        error={errors.proxyUrl !== undefined}
+        helperText={help('proxyUrl', t('channel.form.proxyUrlHelp'))}
+        slotProps={{ inputLabel: { shrink: true } }}
+      />
+
+      {hasSetting(form.type) && (
+        <TextField
+          label={t('channel.form.setting')}
+          value={form.setting}
+          multiline
+          minRows={3}
+          placeholder='{}'
+          onChange={(e) => { set('setting', e.target.value) }}
+          error={errors.setting !== undefined}
+          helperText={help('setting', t('channel.form.settingHelp'))}
+          slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
+        />
+      )}
+    </FormDrawer>
   )
 }

@@ -1,26 +1,11 @@
-import type { ChannelListItem, ChannelTagRow, ChannelView } from '@modelgate/contracts'
-import Box from '@mui/material/Box'
+import type { ChannelTagRow, ChannelView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
-import Dialog from '@mui/material/Dialog'
-import DialogActions from '@mui/material/DialogActions'
-import DialogContent from '@mui/material/DialogContent'
-import DialogContentText from '@mui/material/DialogContentText'
-import DialogTitle from '@mui/material/DialogTitle'
 import FormControlLabel from '@mui/material/FormControlLabel'
-import LinearProgress from '@mui/material/LinearProgress'
 import MenuItem from '@mui/material/MenuItem'
-import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
 import Switch from '@mui/material/Switch'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
-import TableRow from '@mui/material/TableRow'
 import TextField from '@mui/material/TextField'
-import Typography from '@mui/material/Typography'
 import AddIcon from '@mui/icons-material/Add'
 import BuildIcon from '@mui/icons-material/BuildOutlined'
 import DeleteSweepIcon from '@mui/icons-material/DeleteSweepOutlined'
@@ -30,8 +15,13 @@ import SearchIcon from '@mui/icons-material/Search'
 import { type FormEvent, Fragment, useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate, useParams } from 'react-router-dom'
+import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
-import { PAGE_SIZES, usePageSize, usePersistentState } from '../../lib/usePersistentState'
+import { PageTitle } from '../../components/PageTitle'
+import { PagedTable } from '../../components/PagedTable'
+import { usePagedList } from '../../lib/usePagedList'
+import { usePersistentState } from '../../lib/usePersistentState'
+import { useSelection } from '../../lib/useSelection'
 import {
   channelTypes,
   createChannels,
@@ -64,24 +54,18 @@ export default function ChannelPage () {
   const navigate = useNavigate()
   const location = useLocation()
   const params = useParams<{ id?: string }>()
-  const [size, setSize] = usePageSize()
   const [idSort, setIdSort] = usePersistentState<boolean>('id-sort', false)
   const [tagMode, setTagMode] = usePersistentState<boolean>('channel-tag-mode', false)
-  const [page, setPage] = useState(1)
   const [inputs, setInputs] = useState<Filter>({ keyword: '', model: '', group: '' })
   const [filter, setFilter] = useState<Filter>({ keyword: '', model: '', group: '' })
-  const [items, setItems] = useState<ChannelListItem[]>([])
-  const [total, setTotal] = useState(0)
-  const [loading, setLoading] = useState(false)
-  const [generation, setGeneration] = useState(0)
   const [types, setTypes] = useState<Record<string, string>>({})
   const [groups, setGroups] = useState<string[]>([])
-  const [expanded, setExpanded] = useState<Set<string>>(new Set())
+  const expanded = useSelection<string>()
   const [testing, setTesting] = useState<Set<number>>(new Set())
-  const [deleting, setDeleting] = useState<ChannelView | undefined>()
-  const [confirmDisabled, setConfirmDisabled] = useState(false)
+  const [confirm, confirmDialog] = useConfirm()
   const [tagEditing, setTagEditing] = useState<ChannelTagRow | undefined>()
-  const reload = useCallback(() => { setGeneration((g) => g + 1) }, [])
+  const load = useCallback(async (page: number, size: number) => await listChannels({ page, size, idSort, tagMode, ...filter }), [idSort, tagMode, filter])
+  const { items, loading, setPage, reload, paging } = usePagedList(load)
 
   // The drawer follows the address, so /channel/add and /channel/edit/{id} can be opened directly.
   const adding = location.pathname.replace(/\/+$/, '').endsWith('/channel/add')
@@ -97,22 +81,6 @@ export default function ChannelPage () {
     groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
     return () => { live = false }
   }, [notify])
-
-  useEffect(() => {
-    let live = true
-    setLoading(true)
-    listChannels({ page, size, idSort, tagMode, ...filter }).then((p) => {
-      if (!live) return
-      // The last row of the last page went away: show the page before it.
-      if (p.items.length === 0 && page > 1) {
-        setPage(page - 1)
-        return
-      }
-      setItems(p.items)
-      setTotal(p.total)
-    }, (err: unknown) => { if (live) notify.error(err) }).finally(() => { if (live) setLoading(false) })
-    return () => { live = false }
-  }, [page, size, idSort, tagMode, filter, generation, notify])
 
   const typeName = (type: number | null) => type === null ? t('channel.mixed') : types[String(type)] ?? t('channel.unknownType', { type })
 
@@ -245,25 +213,14 @@ export default function ChannelPage () {
     }
   }
 
-  const toggleExpanded = (tag: string) => {
-    setExpanded((s) => {
-      const next = new Set(s)
-      if (next.has(tag)) next.delete(tag)
-      else next.add(tag)
-      return next
-    })
-  }
-
-  const confirmDelete = async () => {
-    const row = deleting
-    setDeleting(undefined)
-    if (row === undefined) return
-    await act(async () => { await deleteChannel(row.id); return t('channel.deleted') })
+  const remove = async (row: ChannelView) => {
+    const ok = await confirm({ title: t('channel.deleteTitle'), body: t('channel.deleteBody', { name: row.name }), action: t('common.delete'), danger: true })
+    if (ok) await act(async () => { await deleteChannel(row.id); return t('channel.deleted') })
   }
 
   const deleteDisabled = async () => {
-    setConfirmDisabled(false)
-    await act(async () => t('channel.disabledDeleted', { count: await deleteDisabledChannels() }))
+    const ok = await confirm({ title: t('channel.deleteDisabledTitle'), body: t('channel.deleteDisabledBody'), action: t('common.delete'), danger: true })
+    if (ok) await act(async () => t('channel.disabledDeleted', { count: await deleteDisabledChannels() }))
   }
 
   const closeDrawer = useCallback(() => { void navigate('/channel') }, [navigate])
@@ -289,7 +246,7 @@ export default function ChannelPage () {
       }}
       onEdit={() => { void navigate(`/channel/edit/${row.id}`) }}
       onCopy={() => { void copy(row) }}
-      onDelete={() => { setDeleting(row) }}
+      onDelete={() => { void remove(row) }}
       onPriority={async (text) => await setPriority(row, text)}
       onWeight={async (text) => await setWeight(row, text)}
     />
@@ -297,10 +254,7 @@ export default function ChannelPage () {
 
   return (
     <Stack spacing={2} sx={{ minWidth: 0 }}>
-      <Box>
-        <Typography variant='h5' component='h1'>{t('channel.title')}</Typography>
-        <Typography variant='body2' color='text.secondary'>{t('channel.intro')}</Typography>
-      </Box>
+      <PageTitle title={t('channel.title')} intro={t('channel.intro')} />
       <Stack component='form' role='search' onSubmit={search} direction={{ xs: 'column', md: 'row' }} spacing={1} useFlexGap>
         <TextField size='small' label={t('channel.searchKeyword')} value={inputs.keyword} onChange={(e) => { setInputs((f) => ({ ...f, keyword: e.target.value })) }} sx={{ flex: 2, minWidth: 0 }} />
         <TextField size='small' label={t('channel.searchModel')} value={inputs.model} onChange={(e) => { setInputs((f) => ({ ...f, model: e.target.value })) }} sx={{ flex: 1, minWidth: 0 }} />
@@ -321,7 +275,7 @@ export default function ChannelPage () {
       <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'center' }}>
         <Button variant='contained' startIcon={<AddIcon />} onClick={() => { void navigate('/channel/add') }}>{t('channel.add')}</Button>
         <Button variant='outlined' startIcon={<NetworkCheckIcon />} onClick={() => { void testAll() }}>{t('channel.testAll')}</Button>
-        <Button variant='outlined' color='error' startIcon={<DeleteSweepIcon />} onClick={() => { setConfirmDisabled(true) }}>{t('channel.deleteDisabled')}</Button>
+        <Button variant='outlined' color='error' startIcon={<DeleteSweepIcon />} onClick={() => { void deleteDisabled() }}>{t('channel.deleteDisabled')}</Button>
         <Button variant='outlined' startIcon={<BuildIcon />} onClick={() => { void act(async () => t('channel.fixed', { count: await fixChannels() })) }}>{t('channel.fix')}</Button>
         <Button variant='outlined' startIcon={<RefreshIcon />} onClick={reload}>{t('common.refresh')}</Button>
         <FormControlLabel
@@ -334,87 +288,51 @@ export default function ChannelPage () {
           label={t('channel.tagMode')}
         />
       </Stack>
-      <Paper sx={{ minWidth: 0 }}>
-        {loading && <LinearProgress />}
-        <TableContainer sx={{ overflowX: 'auto' }}>
-          <Table size='small' aria-label={t('channel.title')}>
-            <TableHead>
-              <TableRow>
-                <TableCell>{t('channel.col.id')}</TableCell>
-                <TableCell>{t('channel.col.name')}</TableCell>
-                <TableCell>{t('channel.col.type')}</TableCell>
-                <TableCell>{t('channel.col.status')}</TableCell>
-                <TableCell>{t('channel.col.group')}</TableCell>
-                <TableCell>{t('channel.col.responseTime')}</TableCell>
-                <TableCell>{t('channel.col.priority')}</TableCell>
-                <TableCell>{t('channel.col.weight')}</TableCell>
-                <TableCell>{t('channel.col.actions')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {items.map((item) => isTagRow(item)
-                ? (
-                  <Fragment key={`tag:${item.tag}`}>
-                    <TagRow
-                      row={item}
-                      typeName={typeName(item.type)}
-                      expanded={expanded.has(item.tag)}
-                      onExpand={() => { toggleExpanded(item.tag) }}
-                      onEnableAll={() => { void act(async () => t('channel.tagEnabled', { count: await setTagStatus(item.tag, true) })) }}
-                      onDisableAll={() => { void act(async () => t('channel.tagDisabled', { count: await setTagStatus(item.tag, false) })) }}
-                      onEditTag={() => { setTagEditing(item) }}
-                      onPriority={async (text) => await setTagPriority(item, text)}
-                      onWeight={async (text) => await setTagWeight(item, text)}
-                    />
-                    {expanded.has(item.tag) && item.children.map((child) => channelRow(child, true))}
-                  </Fragment>
-                  )
-                : channelRow(item))}
-              {items.length === 0 && !loading && (
-                <TableRow>
-                  <TableCell colSpan={COLUMNS} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('channel.empty')}</TableCell>
-                </TableRow>
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={total}
-          page={Math.max(0, page - 1)}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, p) => { setPage(p + 1) }}
-          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)); setPage(1) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          labelDisplayedRows={({ from, to, count }) => t('channel.displayedRows', { from, to, count })}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PagedTable
+        ariaLabel={t('channel.title')}
+        loading={loading}
+        head={(
+          <>
+            <TableCell>{t('channel.col.id')}</TableCell>
+            <TableCell>{t('channel.col.name')}</TableCell>
+            <TableCell>{t('channel.col.type')}</TableCell>
+            <TableCell>{t('channel.col.status')}</TableCell>
+            <TableCell>{t('channel.col.group')}</TableCell>
+            <TableCell>{t('channel.col.responseTime')}</TableCell>
+            <TableCell>{t('channel.col.priority')}</TableCell>
+            <TableCell>{t('channel.col.weight')}</TableCell>
+            <TableCell>{t('channel.col.actions')}</TableCell>
+          </>
+        )}
+        empty={items.length === 0 && !loading}
+        emptyText={t('channel.empty')}
+        columns={COLUMNS}
+        paging={paging}
+      >
+        {items.map((item) => isTagRow(item)
+          ? (
+            <Fragment key={`tag:${item.tag}`}>
+              <TagRow
+                row={item}
+                typeName={typeName(item.type)}
+                expanded={expanded.selected.has(item.tag)}
+                onExpand={() => { expanded.toggle(item.tag) }}
+                onEnableAll={() => { void act(async () => t('channel.tagEnabled', { count: await setTagStatus(item.tag, true) })) }}
+                onDisableAll={() => { void act(async () => t('channel.tagDisabled', { count: await setTagStatus(item.tag, false) })) }}
+                onEditTag={() => { setTagEditing(item) }}
+                onPriority={async (text) => await setTagPriority(item, text)}
+                onWeight={async (text) => await setTagWeight(item, text)}
+              />
+              {expanded.selected.has(item.tag) && item.children.map((child) => channelRow(child, true))}
+            </Fragment>
+            )
+          : channelRow(item))}
+      </PagedTable>
 
       <ChannelDrawer open={drawerOpen} channelId={drawerOpen ? editId : drawerId} types={types} groups={groups} onClose={closeDrawer} onSaved={saved} />
       <TagDialog row={tagEditing} groups={groups} onClose={() => { setTagEditing(undefined) }} onSaved={() => { setTagEditing(undefined); reload() }} />
 
-      <Dialog open={deleting !== undefined} onClose={() => { setDeleting(undefined) }}>
-        <DialogTitle>{t('channel.deleteTitle')}</DialogTitle>
-        <DialogContent>
-          <DialogContentText>{t('channel.deleteBody', { name: deleting?.name ?? '' })}</DialogContentText>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => { setDeleting(undefined) }}>{t('common.cancel')}</Button>
-          <Button color='error' variant='contained' onClick={() => { void confirmDelete() }}>{t('common.delete')}</Button>
-        </DialogActions>
-      </Dialog>
-      <Dialog open={confirmDisabled} onClose={() => { setConfirmDisabled(false) }}>
-        <DialogTitle>{t('channel.deleteDisabledTitle')}</DialogTitle>
-        <DialogContent>
-          <DialogContentText>{t('channel.deleteDisabledBody')}</DialogContentText>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => { setConfirmDisabled(false) }}>{t('common.cancel')}</Button>
-          <Button color='error' variant='contained' onClick={() => { void deleteDisabled() }}>{t('common.delete')}</Button>
-        </DialogActions>
-      </Dialog>
+      {confirmDialog}
     </Stack>
   )
 }

@@ -1,6 +1,5 @@
 import type { ChannelTagRow } from '@modelgate/contracts'
 import Alert from '@mui/material/Alert'
-import Autocomplete from '@mui/material/Autocomplete'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Dialog from '@mui/material/Dialog'
@@ -14,9 +13,11 @@ import useMediaQuery from '@mui/material/useMediaQuery'
 import { useTheme } from '@mui/material/styles'
 import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { MultiSelect } from '../../components/MultiSelect'
 import { useNotify } from '../../components/Notify'
 import { editTag, knownModels } from './api'
 import { splitNames, tagBodyOf, type TagErrors, type TagForm, tagFormOf, validateTag } from './form'
+import { PriorityWeightFields } from './PriorityWeightFields'
 
 export interface TagDialogProps {
   /** The tag row being edited; undefined closes the dialog. */
@@ -109,23 +110,15 @@ export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogPro
               {form.newTag.trim() === '' && <Alert severity='warning' sx={{ mt: 1 }}>{t('channel.tag.dissolves')}</Alert>}
             </Box>
             <Box>
-              <Autocomplete
-                multiple
-                disableCloseOnSelect
-                options={modelOptions}
-                value={form.models}
-                onChange={(_e, value) => { set('models', value) }}
-                renderInput={(params) => <TextField {...params} label={t('channel.tag.models')} helperText={t('channel.tag.modelsHelp')} />}
+              <MultiSelect
+                label={t('channel.tag.models')} helperText={t('channel.tag.modelsHelp')}
+                options={modelOptions} value={form.models} onChange={(value) => { set('models', value) }}
               />
               <Button size='small' sx={{ mt: 0.5 }} onClick={() => { set('models', splitNames(row?.models ?? '')) }}>{t('channel.tag.useCurrentModels')}</Button>
             </Box>
-            <Autocomplete
-              multiple
-              disableCloseOnSelect
-              options={groupOptions}
-              value={form.groups}
-              onChange={(_e, value) => { set('groups', value) }}
-              renderInput={(params) => <TextField {...params} label={t('channel.tag.groups')} helperText={t('channel.tag.groupsHelp')} />}
+            <MultiSelect
+              label={t('channel.tag.groups')} helperText={t('channel.tag.groupsHelp')}
+              options={groupOptions} value={form.groups} onChange={(value) => { set('groups', value) }}
             />
             <TextField
               label={t('channel.tag.modelMapping')}
@@ -137,28 +130,10 @@ export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogPro
               helperText={error('modelMapping', t('channel.tag.modelMappingHelp'))}
               slotProps={{ htmlInput: { spellCheck: false } }}
             />
-            <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-              <TextField
-                label={t('channel.tag.priority')}
-                value={form.priority}
-                type='number'
-                onChange={(e) => { set('priority', e.target.value) }}
-                error={errors.priority !== undefined}
-                helperText={error('priority', current(row?.priority))}
-                sx={{ flex: 1 }}
-                slotProps={{ htmlInput: { min: -999, step: 1 } }}
-              />
-              <TextField
-                label={t('channel.tag.weight')}
-                value={form.weight}
-                type='number'
-                onChange={(e) => { set('weight', e.target.value) }}
-                error={errors.weight !== undefined}
-                helperText={error('weight', current(row?.weight))}
-                sx={{ flex: 1 }}
-                slotProps={{ htmlInput: { min: 0, step: 1 } }}
-              />
-            </Stack>
+            <PriorityWeightFields
+              values={form} onChange={set} errors={errors}
+              help={{ priority: error('priority', current(row?.priority)), weight: error('weight', current(row?.weight)) }}
+            />
           </Stack>
         </DialogContent>
         <DialogActions>

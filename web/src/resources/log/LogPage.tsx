@@ -3,17 +3,11 @@ import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
 import Collapse from '@mui/material/Collapse'
 import IconButton from '@mui/material/IconButton'
-import LinearProgress from '@mui/material/LinearProgress'
 import Link from '@mui/material/Link'
 import MenuItem from '@mui/material/MenuItem'
 import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
 import TableRow from '@mui/material/TableRow'
 import TextField from '@mui/material/TextField'
 import Tooltip from '@mui/material/Tooltip'
@@ -24,12 +18,12 @@ import SearchIcon from '@mui/icons-material/Search'
 import dayjs from 'dayjs'
 import { type FormEvent, useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Page } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { PagedTable } from '../../components/PagedTable'
 import { formatTime, parseTime, renderNumber, renderQuota } from '../../lib/format'
-import { PAGE_SIZES, usePageSize } from '../../lib/usePersistentState'
+import { usePagedList } from '../../lib/usePagedList'
 import { fetchLogs, fetchLogStats } from './api'
 import { BillingDetails } from './BillingDetails'
 import { breakdownOf, firstResponseColour, num, durationColour } from './breakdown'
@@ -102,22 +96,13 @@ export default function LogPage () {
   const admin = isAdmin(user)
   const [form, setForm] = useState<Form>(defaultForm)
   const [applied, setApplied] = useState<LogQuery>(() => queryOf(form)!)
-  const [page, setPage] = useState(0)
-  const [pageSize, setPageSize] = usePageSize()
-  const [data, setData] = useState<Page<LogRow> | undefined>()
   const [stats, setStats] = useState<LogStats | undefined>()
-  const [loading, setLoading] = useState(false)
   const [userInfo, setUserInfo] = useState<number | undefined>()
   const closeUserInfo = useCallback(() => { setUserInfo(undefined) }, [])
   const quotaPerUnit = status?.quota_per_unit !== undefined && status.quota_per_unit > 0 ? status.quota_per_unit : 500_000
 
-  useEffect(() => {
-    let live = true
-    setLoading(true)
-    fetchLogs(admin, applied, page + 1, pageSize).then((p) => { if (live) setData(p) }, (err: unknown) => { if (live) notify.error(err) })
-      .finally(() => { if (live) setLoading(false) })
-    return () => { live = false }
-  }, [admin, applied, page, pageSize, notify])
+  const load = useCallback(async (page: number, size: number) => await fetchLogs(admin, applied, page, size), [admin, applied])
+  const { items, loading, setPage, paging } = usePagedList(load)
 
   useEffect(() => {
     let live = true
@@ -133,7 +118,7 @@ export default function LogPage () {
       return
     }
     setForm(fresh)
-    setPage(0)
+    setPage(1)
     setApplied(q)
   }
   const submit = (e: FormEvent) => {
@@ -190,56 +175,41 @@ export default function LogPage () {
         </Box>
       </Paper>
 
-      <Paper sx={{ overflow: 'hidden' }}>
-        {loading ? <LinearProgress /> : <Box sx={{ height: 4 }} />}
-        {/* A size container: the expanded details measure the visible width, not the table's. */}
-        <TableContainer sx={{ containerType: 'inline-size' }}>
-          <Table size='small' data-testid='log-table'>
-            <TableHead>
-              <TableRow>
-                <TableCell padding='checkbox' />
-                <TableCell>{t('log.col.time')}</TableCell>
-                {admin && <TableCell>{t('log.col.channel')}</TableCell>}
-                <TableCell>{t('log.col.user')}</TableCell>
-                <TableCell>{t('log.col.token')}</TableCell>
-                <TableCell>{t('log.col.type')}</TableCell>
-                <TableCell>{t('log.col.model')}</TableCell>
-                <TableCell>{t('log.col.useTime')}</TableCell>
-                <TableCell>{t('log.col.firstResponse')}</TableCell>
-                <TableCell>{t('log.col.stream')}</TableCell>
-                <TableCell align='right'>{t('log.col.prompt')}</TableCell>
-                <TableCell align='right'>{t('log.col.completion')}</TableCell>
-                <TableCell align='right'>{t('log.col.quota')}</TableCell>
-                <TableCell>{t('log.col.details')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {data !== undefined && data.items.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('log.empty')}</TableCell>
-                </TableRow>
-              )}
-              {data?.items.map((row) => (
-                <LogTableRow
-                  key={row.id} row={row} admin={admin} columns={columns} quotaPerUnit={quotaPerUnit}
-                  money={money} onUser={setUserInfo}
-                />
-              ))}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={data?.total ?? 0}
-          page={page}
-          onPageChange={(_e, p) => { setPage(p) }}
-          rowsPerPage={pageSize}
-          rowsPerPageOptions={PAGE_SIZES}
-          onRowsPerPageChange={(e) => { setPageSize(Number(e.target.value)); setPage(0) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PagedTable
+        testId='log-table'
+        loading={loading}
+        // A size container: the expanded details measure the visible width, not the table's.
+        containerSx={{ containerType: 'inline-size' }}
+        head={(
+          <>
+            <TableCell padding='checkbox' />
+            <TableCell>{t('log.col.time')}</TableCell>
+            {admin && <TableCell>{t('log.col.channel')}</TableCell>}
+            <TableCell>{t('log.col.user')}</TableCell>
+            <TableCell>{t('log.col.token')}</TableCell>
+            <TableCell>{t('log.col.type')}</TableCell>
+            <TableCell>{t('log.col.model')}</TableCell>
+            <TableCell>{t('log.col.useTime')}</TableCell>
+            <TableCell>{t('log.col.firstResponse')}</TableCell>
+            <TableCell>{t('log.col.stream')}</TableCell>
+            <TableCell align='right'>{t('log.col.prompt')}</TableCell>
+            <TableCell align='right'>{t('log.col.completion')}</TableCell>
+            <TableCell align='right'>{t('log.col.quota')}</TableCell>
+            <TableCell>{t('log.col.details')}</TableCell>
+          </>
+        )}
+        empty={items.length === 0 && !loading}
+        emptyText={t('log.empty')}
+        columns={columns}
+        paging={paging}
+      >
+        {items.map((row) => (
+          <LogTableRow
+            key={row.id} row={row} admin={admin} columns={columns} quotaPerUnit={quotaPerUnit}
+            money={money} onUser={setUserInfo}
+          />
+        ))}
+      </PagedTable>
       {admin && <UserInfoDialog userId={userInfo} onClose={closeUserInfo} />}
     </Stack>
   )

@@ -1,21 +1,14 @@
 import Box from '@mui/material/Box'
 import Chip from '@mui/material/Chip'
-import LinearProgress from '@mui/material/LinearProgress'
 import Link from '@mui/material/Link'
-import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
 import TableRow from '@mui/material/TableRow'
-import Typography from '@mui/material/Typography'
-import { useCallback, useState } from 'react'
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
-import { PAGE_SIZES } from '../../lib/usePersistentState'
+import { PageTitle } from '../../components/PageTitle'
+import { PagedTable } from '../../components/PagedTable'
 import { DurationCell, LongTextCell, TimeCell } from '../task/cells'
 import { boundOf, drawingDefaultStart } from '../task/range'
 import { channelOf, type TaskFilterForm, TaskFilters } from '../task/TaskFilters'
@@ -95,83 +88,54 @@ export default function MidjourneyPage () {
   const { t } = useTranslation()
   const { user } = useAuth()
   const admin = isAdmin(user)
-  const [form, setForm] = useState<TaskFilterForm>(initialForm)
   const load = useCallback(async (q: DrawingQuery, page: number, size: number) => await listDrawings(admin, q, page, size), [admin])
-  const { items, total, loading, page, setPage, size, setSize, search } = usePagedTasks(load, () => queryOf(form))
-  const columns = admin ? 12 : 10
+  const { items, loading, paging, filters } = usePagedTasks(load, queryOf, initialForm)
 
   return (
     <Stack spacing={2}>
-      <Box>
-        <Typography variant='h5' component='h1'>{t('midjourney.title')}</Typography>
-        <Typography variant='body2' color='text.secondary'>{t('midjourney.intro')}</Typography>
-      </Box>
-      <TaskFilters
-        form={form}
-        onChange={setForm}
-        onSubmit={() => { search(queryOf(form)) }}
-        onReset={() => { const f = initialForm(); setForm(f); search(queryOf(f)) }}
-        idLabel={t('midjourney.mjId')}
-        admin={admin}
-      />
-      <Paper sx={{ minWidth: 0 }}>
-        {loading && <LinearProgress />}
-        <TableContainer sx={{ overflowX: 'auto' }}>
-          <Table size='small' aria-label={t('midjourney.title')}>
-            <TableHead>
-              <TableRow>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.submitTime')}</TableCell>
-                {admin && <TableCell>{t('midjourney.col.channel')}</TableCell>}
-                {admin && <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.code')}</TableCell>}
-                <TableCell>{t('midjourney.col.action')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.mjId')}</TableCell>
-                <TableCell>{t('midjourney.col.status')}</TableCell>
-                <TableCell>{t('midjourney.col.progress')}</TableCell>
-                <TableCell>{t('midjourney.col.image')}</TableCell>
-                <TableCell>{t('midjourney.col.prompt')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.promptEn')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.failReason')}</TableCell>
-                <TableCell>{t('midjourney.col.duration')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {items.map((row) => (
-                <TableRow hover key={row.id} data-testid={`mj-row-${row.mj_id}`}>
-                  <TimeCell seconds={row.submit_time} />
-                  {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
-                  {admin && <TableCell><CodeChip code={row.code ?? 0} /></TableCell>}
-                  <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
-                  <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.mj_id}</TableCell>
-                  <TableCell><StatusChip status={row.status} /></TableCell>
-                  <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
-                  <ImageCell row={row} />
-                  <LongTextCell text={row.prompt} />
-                  <LongTextCell text={row.prompt_en} />
-                  <LongTextCell text={row.fail_reason} />
-                  <DurationCell submit={row.submit_time} finish={row.finish_time} />
-                </TableRow>
-              ))}
-              {items.length === 0 && !loading && (
-                <TableRow>
-                  <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('midjourney.empty')}</TableCell>
-                </TableRow>
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={total}
-          page={Math.max(0, page - 1)}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, p) => { setPage(p + 1) }}
-          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          labelDisplayedRows={({ from, to, count }) => t('midjourney.displayedRows', { from, to, count })}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PageTitle title={t('midjourney.title')} intro={t('midjourney.intro')} />
+      <TaskFilters {...filters} idLabel={t('midjourney.mjId')} admin={admin} />
+      <PagedTable
+        ariaLabel={t('midjourney.title')}
+        loading={loading}
+        head={(
+          <>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.submitTime')}</TableCell>
+            {admin && <TableCell>{t('midjourney.col.channel')}</TableCell>}
+            {admin && <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.code')}</TableCell>}
+            <TableCell>{t('midjourney.col.action')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.mjId')}</TableCell>
+            <TableCell>{t('midjourney.col.status')}</TableCell>
+            <TableCell>{t('midjourney.col.progress')}</TableCell>
+            <TableCell>{t('midjourney.col.image')}</TableCell>
+            <TableCell>{t('midjourney.col.prompt')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.promptEn')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.failReason')}</TableCell>
+            <TableCell>{t('midjourney.col.duration')}</TableCell>
+          </>
+        )}
+        empty={items.length === 0 && !loading}
+        emptyText={t('midjourney.empty')}
+        columns={admin ? 12 : 10}
+        paging={paging}
+      >
+        {items.map((row) => (
+          <TableRow hover key={row.id} data-testid={`mj-row-${row.mj_id}`}>
+            <TimeCell seconds={row.submit_time} />
+            {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
+            {admin && <TableCell><CodeChip code={row.code ?? 0} /></TableCell>}
+            <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
+            <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.mj_id}</TableCell>
+            <TableCell><StatusChip status={row.status} /></TableCell>
+            <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
+            <ImageCell row={row} />
+            <LongTextCell text={row.prompt} />
+            <LongTextCell text={row.prompt_en} />
+            <LongTextCell text={row.fail_reason} />
+            <DurationCell submit={row.submit_time} finish={row.finish_time} />
+          </TableRow>
+        ))}
+      </PagedTable>
     </Stack>
   )
 }

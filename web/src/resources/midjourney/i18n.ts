@@ -4,7 +4,6 @@ export default defineCatalogue('midjourney', {
   title: 'Drawing tasks',
   intro: 'Midjourney drawing tasks, their progress and images.',
   empty: 'No drawing tasks in this range',
-  displayedRows: '{{from}}–{{to}} of {{count}}',
   mjId: 'Task ID',
   col: {
     submitTime: 'Submitted',
@@ -59,7 +58,6 @@ export default defineCatalogue('midjourney', {
   title: '绘图任务',
   intro: 'Midjourney 绘图任务、进度和图片。',
   empty: '该时间范围内没有绘图任务',
-  displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条',
   mjId: '任务 ID',
   col: {
     submitTime: '提交时间',

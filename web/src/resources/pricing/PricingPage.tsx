@@ -5,15 +5,9 @@ import Button from '@mui/material/Button'
 import Checkbox from '@mui/material/Checkbox'
 import Chip from '@mui/material/Chip'
 import InputAdornment from '@mui/material/InputAdornment'
-import LinearProgress from '@mui/material/LinearProgress'
 import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
 import TableRow from '@mui/material/TableRow'
 import TextField from '@mui/material/TextField'
 import Tooltip from '@mui/material/Tooltip'
@@ -24,7 +18,9 @@ import { useEffect, useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
-import { PAGE_SIZES, usePageSize } from '../../lib/usePersistentState'
+import { PagedTable, SelectAllCell } from '../../components/PagedTable'
+import { usePageSize } from '../../lib/usePersistentState'
+import { useSelection } from '../../lib/useSelection'
 import { fetchPricing } from './api'
 import { groupRatioOf, initialGroup, priceOf, ratioColour, usd } from './prices'
 
@@ -39,8 +35,9 @@ export default function PricingPage () {
   const [failed, setFailed] = useState(false)
   const [group, setGroup] = useState<string | undefined>()
   const [search, setSearch] = useState('')
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
-  const [page, setPage] = useState(0)
+  const selection = useSelection<string>()
+  const { selected } = selection
+  const [page, setPage] = useState(1)
   const [pageSize, setPageSize] = usePageSize()
 
   useEffect(() => {
@@ -61,24 +58,9 @@ export default function PricingPage () {
     return (pricing?.data ?? []).filter((m) => m.model_name.toLowerCase().includes(needle))
   }, [pricing, search])
   // A narrower search can leave the page past the end: show its last page instead.
-  const pageNow = Math.min(page, Math.max(0, Math.ceil(shown.length / pageSize) - 1))
-  const visible = shown.slice(pageNow * pageSize, (pageNow + 1) * pageSize)
-  const allVisibleSelected = visible.length > 0 && visible.every((m) => selected.has(m.model_name))
+  const pageNow = Math.min(page, Math.max(1, Math.ceil(shown.length / pageSize)))
+  const visible = shown.slice((pageNow - 1) * pageSize, pageNow * pageSize)
 
-  const toggle = (model: string) => {
-    const next = new Set(selected)
-    if (next.has(model)) next.delete(model)
-    else next.add(model)
-    setSelected(next)
-  }
-  const toggleVisible = () => {
-    const next = new Set(selected)
-    for (const m of visible) {
-      if (allVisibleSelected) next.delete(m.model_name)
-      else next.add(m.model_name)
-    }
-    setSelected(next)
-  }
   const copySelected = () => {
     // In table order, so the copied list reads like the page.
     const names = (pricing?.data ?? []).map((m) => m.model_name).filter((m) => selected.has(m))
@@ -126,7 +108,7 @@ export default function PricingPage () {
           <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
             <TextField
               size='small' label={t('pricing.search')} value={search}
-              onChange={(e) => { setSearch(e.target.value); setPage(0) }}
+              onChange={(e) => { setSearch(e.target.value); setPage(1) }}
               slotProps={{ input: { startAdornment: <InputAdornment position='start'><SearchIcon fontSize='small' /></InputAdornment> } }}
               sx={{ flexGrow: 1, maxWidth: { sm: 360 } }}
             />
@@ -137,92 +119,67 @@ export default function PricingPage () {
         </Stack>
       </Paper>
       {failed && pricing === undefined && <Alert severity='error'>{t('status.unreachable')}</Alert>}
-      <Paper sx={{ overflow: 'hidden' }}>
-        {pricing === undefined && !failed ? <LinearProgress /> : <Box sx={{ height: 4 }} />}
-        <TableContainer>
-          <Table size='small' data-testid='pricing-table'>
-            <TableHead>
-              <TableRow>
-                <TableCell padding='checkbox'>
-                  <Checkbox
-                    checked={allVisibleSelected}
-                    indeterminate={!allVisibleSelected && visible.some((m) => selected.has(m.model_name))}
-                    onChange={toggleVisible}
-                    slotProps={{ input: { 'aria-label': t('pricing.selectAll') } }}
-                  />
-                </TableCell>
-                <TableCell>{t('pricing.col.model')}</TableCell>
-                <TableCell>{t('pricing.col.type')}</TableCell>
-                <TableCell align='right'>{t('pricing.col.modelRatio')}</TableCell>
-                <TableCell align='right'>{t('pricing.col.completionRatio')}</TableCell>
-                <TableCell>{t('pricing.col.prompt')}</TableCell>
-                <TableCell>{t('pricing.col.completion')}</TableCell>
-                <TableCell>{t('pricing.col.groups')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {pricing !== undefined && shown.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={8} align='center' sx={{ py: 4, color: 'text.secondary' }}>
-                    {pricing.data.length === 0 ? t('pricing.noModels') : t('pricing.empty')}
-                  </TableCell>
-                </TableRow>
-              )}
-              {visible.map((m) => {
-                const price = priceOf(m, ratio)
-                const usable = m.enable_groups.includes(current)
-                return (
-                  <TableRow key={m.model_name} hover selected={selected.has(m.model_name)} data-testid='pricing-row'>
-                    <TableCell padding='checkbox'>
-                      <Checkbox
-                        checked={selected.has(m.model_name)}
-                        onChange={() => { toggle(m.model_name) }}
-                        slotProps={{ input: { 'aria-label': t('pricing.select', { model: m.model_name }) } }}
-                      />
-                    </TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap', fontWeight: 500 }}>{m.model_name}</TableCell>
-                    <TableCell>
-                      <Chip size='small' color={m.quota_type === 1 ? 'secondary' : 'primary'} variant='outlined' label={m.quota_type === 1 ? t('pricing.perCall') : t('pricing.perToken')} />
-                    </TableCell>
-                    <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.model_ratio.toFixed(6))}</TableCell>
-                    <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.completion_ratio.toFixed(6))}</TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-prompt'>
-                      {price.kind === 'per_call' ? t('pricing.callPrice', { price: usd(price.call) }) : t('pricing.perMillion', { price: usd(price.prompt) })}
-                    </TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-completion'>
-                      {price.kind === 'per_call' ? '-' : t('pricing.perMillion', { price: usd(price.completion) })}
-                    </TableCell>
-                    <TableCell>
-                      <Stack direction='row' sx={{ gap: 0.5, flexWrap: 'wrap', minWidth: 120 }}>
-                        {m.enable_groups.map((g) => (
-                          <Chip
-                            key={g} size='small' label={g}
-                            color={g === current ? 'primary' : 'default'}
-                            variant={g === current ? 'filled' : 'outlined'}
-                            onClick={groups.includes(g) ? () => { setGroup(g) } : undefined}
-                          />
-                        ))}
-                        {!usable && <Typography variant='caption' color='warning.main'>{t('pricing.unavailable', { group: current })}</Typography>}
-                      </Stack>
-                    </TableCell>
-                  </TableRow>
-                )
-              })}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={shown.length}
-          page={pageNow}
-          onPageChange={(_e, p) => { setPage(p) }}
-          rowsPerPage={pageSize}
-          rowsPerPageOptions={PAGE_SIZES}
-          onRowsPerPageChange={(e) => { setPageSize(Number(e.target.value)); setPage(0) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PagedTable
+        testId='pricing-table'
+        loading={pricing === undefined && !failed}
+        head={(
+          <>
+            <SelectAllCell selection={selection} shown={visible.map((m) => m.model_name)} label={t('pricing.selectAll')} />
+            <TableCell>{t('pricing.col.model')}</TableCell>
+            <TableCell>{t('pricing.col.type')}</TableCell>
+            <TableCell align='right'>{t('pricing.col.modelRatio')}</TableCell>
+            <TableCell align='right'>{t('pricing.col.completionRatio')}</TableCell>
+            <TableCell>{t('pricing.col.prompt')}</TableCell>
+            <TableCell>{t('pricing.col.completion')}</TableCell>
+            <TableCell>{t('pricing.col.groups')}</TableCell>
+          </>
+        )}
+        empty={pricing !== undefined && shown.length === 0}
+        emptyText={pricing?.data.length === 0 ? t('pricing.noModels') : t('pricing.empty')}
+        columns={8}
+        paging={{ total: shown.length, page: pageNow, size: pageSize, onPage: setPage, onSize: setPageSize }}
+      >
+        {visible.map((m) => {
+          const price = priceOf(m, ratio)
+          const usable = m.enable_groups.includes(current)
+          return (
+            <TableRow key={m.model_name} hover selected={selected.has(m.model_name)} data-testid='pricing-row'>
+              <TableCell padding='checkbox'>
+                <Checkbox
+                  checked={selected.has(m.model_name)}
+                  onChange={() => { selection.toggle(m.model_name) }}
+                  slotProps={{ input: { 'aria-label': t('pricing.select', { model: m.model_name }) } }}
+                />
+              </TableCell>
+              <TableCell sx={{ whiteSpace: 'nowrap', fontWeight: 500 }}>{m.model_name}</TableCell>
+              <TableCell>
+                <Chip size='small' color={m.quota_type === 1 ? 'secondary' : 'primary'} variant='outlined' label={m.quota_type === 1 ? t('pricing.perCall') : t('pricing.perToken')} />
+              </TableCell>
+              <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.model_ratio.toFixed(6))}</TableCell>
+              <TableCell align='right'>{m.quota_type === 1 ? '-' : Number(m.completion_ratio.toFixed(6))}</TableCell>
+              <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-prompt'>
+                {price.kind === 'per_call' ? t('pricing.callPrice', { price: usd(price.call) }) : t('pricing.perMillion', { price: usd(price.prompt) })}
+              </TableCell>
+              <TableCell sx={{ whiteSpace: 'nowrap' }} data-testid='price-completion'>
+                {price.kind === 'per_call' ? '-' : t('pricing.perMillion', { price: usd(price.completion) })}
+              </TableCell>
+              <TableCell>
+                <Stack direction='row' sx={{ gap: 0.5, flexWrap: 'wrap', minWidth: 120 }}>
+                  {m.enable_groups.map((g) => (
+                    <Chip
+                      key={g} size='small' label={g}
+                      color={g === current ? 'primary' : 'default'}
+                      variant={g === current ? 'filled' : 'outlined'}
+                      onClick={groups.includes(g) ? () => { setGroup(g) } : undefined}
+                    />
+                  ))}
+                  {!usable && <Typography variant='caption' color='warning.main'>{t('pricing.unavailable', { group: current })}</Typography>}
+                </Stack>
+              </TableCell>
+            </TableRow>
+          )
+        })}
+      </PagedTable>
     </Stack>
   )
 }

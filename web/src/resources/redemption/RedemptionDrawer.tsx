@@ -1,17 +1,11 @@
-import Box from '@mui/material/Box'
-import Button from '@mui/material/Button'
-import Drawer from '@mui/material/Drawer'
-import IconButton from '@mui/material/IconButton'
-import LinearProgress from '@mui/material/LinearProgress'
-import Stack from '@mui/material/Stack'
 import TextField from '@mui/material/TextField'
-import Typography from '@mui/material/Typography'
-import CloseIcon from '@mui/icons-material/Close'
-import { type FormEvent, useEffect, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
+import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { quotaOf, renderQuota } from '../../lib/format'
+import { useRecord } from '../../lib/useRecord'
 import { createRedemptions, getRedemption, updateRedemption } from './api'
 import { defaultCodeName } from './download'
 import { DEFAULT_REDEMPTION_QUOTA, REDEMPTION_BATCH_MAX, REDEMPTION_NAME_MAX } from './limits'
@@ -40,36 +34,26 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
   const [quota, setQuota] = useState('')
   const [count, setCount] = useState('1')
   const [errors, setErrors] = useState<Errors>({})
-  const [loading, setLoading] = useState(false)
   const [saving, setSaving] = useState(false)
-  const closeRef = useRef(onClose)
-  useEffect(() => { closeRef.current = onClose })
 
   const perUnit = status?.quota_per_unit ?? 500_000
   const quotaText = (units: number) => dollars ? String(units / perUnit) : String(units)
+  const { loading } = useRecord(open, id, getRedemption, {
+    onLoad: (r) => {
+      setName(r.name)
+      setQuota(quotaText(r.quota))
+    },
+    onFail: onClose
+  })
 
   useEffect(() => {
     if (!open) return
-    let live = true
     setErrors({})
     setName('')
     setCount('1')
     setQuota(quotaText(DEFAULT_REDEMPTION_QUOTA))
-    if (id !== undefined) {
-      setLoading(true)
-      getRedemption(id).then((r) => {
-        if (!live) return
-        setName(r.name)
-        setQuota(quotaText(r.quota))
-      }, (err: unknown) => {
-        if (!live) return
-        notify.error(err)
-        closeRef.current()
-      }).finally(() => { if (live) setLoading(false) })
-    }
-    return () => { live = false }
     // The status (dollars or units) is read when the drawer opens; a change while open is not followed.
-  }, [open, id, notify])
+  }, [open, id])
 
   /** The typed quota in units; undefined unless a positive amount. */
   const units = (() => {
@@ -110,48 +94,38 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
 
   const title = creating ? t('redemption.form.createTitle') : t('redemption.form.editTitle')
   return (
-    <Drawer
-      anchor='right'
+    <FormDrawer
       open={open}
+      title={title}
+      width={440}
       onClose={onClose}
-      sx={{ zIndex: (theme) => theme.zIndex.modal }}
-      slotProps={{ paper: { sx: { width: 440, maxWidth: '100%', '@media (max-width:600px)': { width: '100%' } } } }}
+      onSubmit={submit}
+      loading={loading}
+      saving={saving}
+      submitLabel={creating ? t('redemption.form.create') : t('common.save')}
     >
-      <Box component='form' noValidate aria-label={title} onSubmit={(e) => { void submit(e) }} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-        <Stack direction='row' sx={{ alignItems: 'center', px: 2, py: 1.5, borderBottom: 1, borderColor: 'divider' }}>
-          <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{title}</Typography>
-          <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
-        </Stack>
-        {loading && <LinearProgress />}
-        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1 }}>
-          <TextField
-            label={t('redemption.form.name')} value={name} autoFocus={creating}
-            onChange={(e) => { setName(e.target.value); setErrors((x) => ({ ...x, name: undefined })) }}
-            error={errors.name !== undefined} helperText={errors.name ?? t('redemption.form.nameHelp')}
-          />
-          <TextField
-            label={dollars ? `${t('redemption.form.quota')} ($)` : t('redemption.form.quota')} value={quota}
-            onChange={(e) => { setQuota(e.target.value); setErrors((x) => ({ ...x, quota: undefined })) }}
-            error={errors.quota !== undefined}
-            helperText={errors.quota ?? (dollars
-              ? t('redemption.form.quotaDollarsHelp', { units: units ?? '-' })
-              : t('redemption.form.quotaUnitsHelp', { shown: units === undefined ? '-' : renderQuota(units, status) }))}
-            slotProps={{ htmlInput: { inputMode: dollars ? 'decimal' : 'numeric' } }}
-          />
-          {creating && (
-            <TextField
-              label={t('redemption.form.count')} value={count}
-              onChange={(e) => { setCount(e.target.value); setErrors((x) => ({ ...x, count: undefined })) }}
-              error={errors.count !== undefined} helperText={errors.count ?? t('redemption.form.countHelp')}
-              slotProps={{ htmlInput: { inputMode: 'numeric' } }}
-            />
-          )}
-        </Stack>
-        <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', p: 2, borderTop: 1, borderColor: 'divider' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type='submit' variant='contained' disabled={saving || loading}>{creating ? t('redemption.form.create') : t('common.save')}</Button>
-        </Stack>
-      </Box>
-    </Drawer>
+      <TextField
+        label={t('redemption.form.name')} value={name} autoFocus={creating}
+        onChange={(e) => { setName(e.target.value); setErrors((x) => ({ ...x, name: undefined })) }}
+        error={errors.name !== undefined} helperText={errors.name ?? t('redemption.form.nameHelp')}
+      />
+      <TextField
+        label={dollars ? `${t('redemption.form.quota')} ($)` : t('redemption.form.quota')} value={quota}
+        onChange={(e) => { setQuota(e.target.value); setErrors((x) => ({ ...x, quota: undefined })) }}
+        error={errors.quota !== undefined}
+        helperText={errors.quota ?? (dollars
+          ? t('redemption.form.quotaDollarsHelp', { units: units ?? '-' })
+          : t('redemption.form.quotaUnitsHelp', { shown: units === undefined ? '-' : renderQuota(units, status) }))}
+        slotProps={{ htmlInput: { inputMode: dollars ? 'decimal' : 'numeric' } }}
+      />
+      {creating && (
+        <TextField
+          label={t('redemption.form.count')} value={count}
+          onChange={(e) => { setCount(e.target.value); setErrors((x) => ({ ...x, count: undefined })) }}
+          error={errors.count !== undefined} helperText={errors.count ?? t('redemption.form.countHelp')}
+          slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+        />
+      )}
+    </FormDrawer>
   )
 }

@@ -8,7 +8,6 @@ export default defineCatalogue('redemption', {
   copySelected: 'Copy selected',
   copiedSelected: 'Copied {{count}} codes',
   empty: 'No redemption codes yet',
-  displayedRows: '{{from}}–{{to}} of {{count}}',
   selectAll: 'Select all codes on this page',
   selectRow: 'Select code {{id}}',
   col: {
@@ -74,7 +73,6 @@ export default defineCatalogue('redemption', {
   copySelected: '复制所选',
   copiedSelected: '已复制 {{count}} 个兑换码',
   empty: '还没有兑换码',
-  displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条',
   selectAll: '选择本页全部兑换码',
   selectRow: '选择兑换码 {{id}}',
   col: {

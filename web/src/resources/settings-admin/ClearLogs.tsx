@@ -10,7 +10,7 @@ import { useTranslation } from 'react-i18next'
 import { useNotify } from '../../components/Notify'
 import { formatTime } from '../../lib/format'
 import { clearLogsBefore } from './api'
-import { useConfirm } from './ConfirmDialog'
+import { useConfirm } from '../../components/Confirm'
 
 /** Deletes every log created before a chosen time, after a confirmation, and tells how many went. */
 export function ClearLogs () {

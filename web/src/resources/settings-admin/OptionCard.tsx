@@ -12,7 +12,7 @@ import Typography from '@mui/material/Typography'
 import type { TFunction } from 'i18next'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { type ConfirmRequest, useConfirm } from './ConfirmDialog'
+import { type ConfirmRequest, useConfirm } from '../../components/Confirm'
 import { checkJson, type JsonRule } from './json'
 import { type Change, type OptionForm, type SaveRules, useOptionForm } from './useOptionForm'
 

@@ -1,20 +1,12 @@
-import Box from '@mui/material/Box'
 import Chip from '@mui/material/Chip'
-import LinearProgress from '@mui/material/LinearProgress'
-import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
 import TableRow from '@mui/material/TableRow'
-import Typography from '@mui/material/Typography'
-import { useCallback, useState } from 'react'
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
-import { PAGE_SIZES } from '../../lib/usePersistentState'
+import { PageTitle } from '../../components/PageTitle'
+import { PagedTable } from '../../components/PagedTable'
 import { listTasks, type TaskQuery, type TaskRow } from './api'
 import { DurationCell, LongTextCell, TimeCell } from './cells'
 import { boundOf, musicDefaultStart } from './range'
@@ -50,79 +42,50 @@ export default function TaskPage () {
   const { t } = useTranslation()
   const { user } = useAuth()
   const admin = isAdmin(user)
-  const [form, setForm] = useState<TaskFilterForm>(initialForm)
   const load = useCallback(async (q: TaskQuery, page: number, size: number) => await listTasks(admin, q, page, size), [admin])
-  const { items, total, loading, page, setPage, size, setSize, search } = usePagedTasks(load, () => queryOf(form))
-  const columns = admin ? 10 : 9
+  const { items, loading, paging, filters } = usePagedTasks(load, queryOf, initialForm)
 
   return (
     <Stack spacing={2}>
-      <Box>
-        <Typography variant='h5' component='h1'>{t('task.title')}</Typography>
-        <Typography variant='body2' color='text.secondary'>{t('task.intro')}</Typography>
-      </Box>
-      <TaskFilters
-        form={form}
-        onChange={setForm}
-        onSubmit={() => { search(queryOf(form)) }}
-        onReset={() => { const f = initialForm(); setForm(f); search(queryOf(f)) }}
-        idLabel={t('task.filter.taskId')}
-        admin={admin}
-      />
-      <Paper sx={{ minWidth: 0 }}>
-        {loading && <LinearProgress />}
-        <TableContainer sx={{ overflowX: 'auto' }}>
-          <Table size='small' aria-label={t('task.title')}>
-            <TableHead>
-              <TableRow>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.submitTime')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.finishTime')}</TableCell>
-                <TableCell>{t('task.col.duration')}</TableCell>
-                {admin && <TableCell>{t('task.col.channel')}</TableCell>}
-                <TableCell>{t('task.col.platform')}</TableCell>
-                <TableCell>{t('task.col.action')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.taskId')}</TableCell>
-                <TableCell>{t('task.col.status')}</TableCell>
-                <TableCell>{t('task.col.progress')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.failReason')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {items.map((row: TaskRow) => (
-                <TableRow hover key={row.id} data-testid={`task-row-${row.task_id}`}>
-                  <TimeCell seconds={row.submit_time} />
-                  <TimeCell seconds={row.finish_time} />
-                  <DurationCell submit={row.submit_time} finish={row.finish_time} />
-                  {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
-                  <TableCell>{row.platform}</TableCell>
-                  <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
-                  <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.task_id}</TableCell>
-                  <TableCell><StatusChip status={row.status} /></TableCell>
-                  <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
-                  <LongTextCell text={row.fail_reason} />
-                </TableRow>
-              ))}
-              {items.length === 0 && !loading && (
-                <TableRow>
-                  <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('task.empty')}</TableCell>
-                </TableRow>
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={total}
-          page={Math.max(0, page - 1)}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, p) => { setPage(p + 1) }}
-          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          labelDisplayedRows={({ from, to, count }) => t('task.displayedRows', { from, to, count })}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PageTitle title={t('task.title')} intro={t('task.intro')} />
+      <TaskFilters {...filters} idLabel={t('task.filter.taskId')} admin={admin} />
+      <PagedTable
+        ariaLabel={t('task.title')}
+        loading={loading}
+        head={(
+          <>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.submitTime')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.finishTime')}</TableCell>
+            <TableCell>{t('task.col.duration')}</TableCell>
+            {admin && <TableCell>{t('task.col.channel')}</TableCell>}
+            <TableCell>{t('task.col.platform')}</TableCell>
+            <TableCell>{t('task.col.action')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.taskId')}</TableCell>
+            <TableCell>{t('task.col.status')}</TableCell>
+            <TableCell>{t('task.col.progress')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.failReason')}</TableCell>
+          </>
+        )}
+        empty={items.length === 0 && !loading}
+        emptyText={t('task.empty')}
+        columns={admin ? 10 : 9}
+        paging={paging}
+      >
+        {items.map((row: TaskRow) => (
+          <TableRow hover key={row.id} data-testid={`task-row-${row.task_id}`}>
+            <TimeCell seconds={row.submit_time} />
+            <TimeCell seconds={row.finish_time} />
+            <DurationCell submit={row.submit_time} finish={row.finish_time} />
+            {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
+            <TableCell>{row.platform}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
+            <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.task_id}</TableCell>
+            <TableCell><StatusChip status={row.status} /></TableCell>
+            <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
+            <LongTextCell text={row.fail_reason} />
+          </TableRow>
+        ))}
+      </PagedTable>
     </Stack>
   )
 }

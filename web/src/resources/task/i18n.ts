@@ -4,7 +4,6 @@ export default defineCatalogue('task', {
   title: 'Music tasks',
   intro: 'Music and lyrics generation tasks and their progress.',
   empty: 'No tasks in this range',
-  displayedRows: '{{from}}–{{to}} of {{count}}',
   filter: {
     title: 'Filters',
     start: 'From',
@@ -43,7 +42,6 @@ export default defineCatalogue('task', {
   title: '音乐任务',
   intro: '音乐和歌词生成任务及其进度。',
   empty: '该时间范围内没有任务',
-  displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条',
   filter: {
     title: '筛选',
     start: '起始时间',

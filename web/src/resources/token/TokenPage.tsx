@@ -1,31 +1,19 @@
 import type { CreatedTokenView, TokenView } from '@modelgate/contracts'
-import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
-import Checkbox from '@mui/material/Checkbox'
-import Dialog from '@mui/material/Dialog'
-import DialogActions from '@mui/material/DialogActions'
-import DialogContent from '@mui/material/DialogContent'
-import DialogContentText from '@mui/material/DialogContentText'
-import DialogTitle from '@mui/material/DialogTitle'
-import LinearProgress from '@mui/material/LinearProgress'
-import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
-import Table from '@mui/material/Table'
-import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
-import TableContainer from '@mui/material/TableContainer'
-import TableHead from '@mui/material/TableHead'
-import TablePagination from '@mui/material/TablePagination'
-import TableRow from '@mui/material/TableRow'
 import TextField from '@mui/material/TextField'
-import Typography from '@mui/material/Typography'
 import AddIcon from '@mui/icons-material/Add'
 import ContentCopyIcon from '@mui/icons-material/ContentCopy'
 import SearchIcon from '@mui/icons-material/Search'
-import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { type FormEvent, useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
-import { PAGE_SIZES, usePageSize } from '../../lib/usePersistentState'
+import { PageTitle } from '../../components/PageTitle'
+import { PagedTable, SelectAllCell } from '../../components/PagedTable'
+import { usePagedList } from '../../lib/usePagedList'
+import { useSelection } from '../../lib/useSelection'
 import { deleteToken, listTokens, revealKey, setTokenStatus } from './api'
 import { KeyDialog } from './KeyDialog'
 import { TokenDrawer } from './TokenDrawer'
@@ -37,38 +25,17 @@ interface Filter { keyword: string, key: string }
 export default function TokenPage () {
   const { t } = useTranslation()
   const notify = useNotify()
-  const [size, setSize] = usePageSize()
-  const [page, setPage] = useState(1)
   const [keywordInput, setKeywordInput] = useState('')
   const [keyInput, setKeyInput] = useState('')
   const [filter, setFilter] = useState<Filter>({ keyword: '', key: '' })
-  const [items, setItems] = useState<TokenView[]>([])
-  const [total, setTotal] = useState(0)
-  const [loading, setLoading] = useState(false)
-  const [generation, setGeneration] = useState(0)
-  const [selected, setSelected] = useState<Set<number>>(new Set())
   const [drawer, setDrawer] = useState<{ open: boolean, id: number | undefined }>({ open: false, id: undefined })
   const [created, setCreated] = useState<CreatedTokenView[] | undefined>()
   const [shownKey, setShownKey] = useState<{ name: string, key: string } | undefined>()
-  const [deleting, setDeleting] = useState<TokenView | undefined>()
-  const reload = useCallback(() => { setGeneration((g) => g + 1) }, [])
-
-  useEffect(() => {
-    let live = true
-    setLoading(true)
-    listTokens({ page, size, ...filter }).then((p) => {
-      if (!live) return
-      // The last row of the last page went away (deleted): show the page before it.
-      if (p.items.length === 0 && page > 1) {
-        setPage(page - 1)
-        return
-      }
-      setItems(p.items)
-      setTotal(p.total)
-      setSelected(new Set())
-    }, (err: unknown) => { if (live) notify.error(err) }).finally(() => { if (live) setLoading(false) })
-    return () => { live = false }
-  }, [page, size, filter, generation, notify])
+  const [confirm, confirmDialog] = useConfirm()
+  const load = useCallback(async (page: number, size: number) => await listTokens({ page, size, ...filter }), [filter])
+  const selection = useSelection<number>()
+  // Each page arrives with nothing selected.
+  const { items, loading, setPage, reload, paging } = usePagedList(load, { onLoad: selection.clear })
 
   const search = (e: FormEvent) => {
     e.preventDefault()
@@ -78,7 +45,7 @@ export default function TokenPage () {
   }
 
   const copySelected = async () => {
-    const rows = items.filter((x) => selected.has(x.id))
+    const rows = items.filter((x) => selection.selected.has(x.id))
     if (rows.length === 0) {
       notify.warning(t('common.noneSelected'))
       return
@@ -119,16 +86,15 @@ export default function TokenPage () {
     }
   }
 
-  const confirmDelete = async () => {
-    if (deleting === undefined) return
+  const remove = async (row: TokenView) => {
+    const ok = await confirm({ title: t('token.deleteTitle'), body: t('token.deleteBody', { name: row.name }), action: t('common.delete'), danger: true })
+    if (!ok) return
     try {
-      await deleteToken(deleting.id)
+      await deleteToken(row.id)
       notify.success(t('token.deleted'))
       reload()
     } catch (err) {
       notify.error(err)
-    } finally {
-      setDeleting(undefined)
     }
   }
 
@@ -139,23 +105,9 @@ export default function TokenPage () {
     reload()
   }, [reload])
 
-  const allSelected = items.length > 0 && items.every((x) => selected.has(x.id))
-  const toggleAll = () => { setSelected(allSelected ? new Set() : new Set(items.map((x) => x.id))) }
-  const toggleOne = (id: number) => {
-    setSelected((s) => {
-      const next = new Set(s)
-      if (next.has(id)) next.delete(id)
-      else next.add(id)
-      return next
-    })
-  }
-
   return (
     <Stack spacing={2}>
-      <Box>
-        <Typography variant='h5' component='h1'>{t('token.title')}</Typography>
-        <Typography variant='body2' color='text.secondary'>{t('token.intro')}</Typography>
-      </Box>
+      <PageTitle title={t('token.title')} intro={t('token.intro')} />
       <Stack component='form' onSubmit={search} direction={{ xs: 'column', md: 'row' }} spacing={1} useFlexGap>
         <TextField size='small' label={t('token.searchName')} value={keywordInput} onChange={(e) => { setKeywordInput(e.target.value) }} sx={{ flex: 1, minWidth: 0 }} />
         <TextField size='small' label={t('token.searchKey')} value={keyInput} onChange={(e) => { setKeyInput(e.target.value) }} sx={{ flex: 1, minWidth: 0 }} />
@@ -165,63 +117,39 @@ export default function TokenPage () {
           <Button variant='outlined' startIcon={<ContentCopyIcon />} onClick={() => { void copySelected() }}>{t('token.copySelected')}</Button>
         </Stack>
       </Stack>
-      <Paper sx={{ minWidth: 0 }}>
-        {loading && <LinearProgress />}
-        <TableContainer sx={{ overflowX: 'auto' }}>
-          <Table size='small' aria-label={t('token.title')}>
-            <TableHead>
-              <TableRow>
-                <TableCell padding='checkbox'>
-                  <Checkbox
-                    checked={allSelected}
-                    indeterminate={selected.size > 0 && !allSelected}
-                    onChange={toggleAll}
-                    slotProps={{ input: { 'aria-label': t('token.selectAll') } }}
-                  />
-                </TableCell>
-                <TableCell>{t('token.col.name')}</TableCell>
-                <TableCell>{t('token.col.status')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.quota')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.created')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.expiry')}</TableCell>
-                <TableCell>{t('token.col.actions')}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {items.map((row) => (
-                <TokenRow
-                  key={row.id}
-                  row={row}
-                  selected={selected.has(row.id)}
-                  onSelect={() => { toggleOne(row.id) }}
-                  onViewKey={() => { void viewKey(row) }}
-                  onCopyKey={() => { void copyKey(row) }}
-                  onToggle={() => { void toggle(row) }}
-                  onEdit={() => { setDrawer({ open: true, id: row.id }) }}
-                  onDelete={() => { setDeleting(row) }}
-                />
-              ))}
-              {items.length === 0 && !loading && (
-                <TableRow>
-                  <TableCell colSpan={7} align='center' sx={{ py: 4, color: 'text.secondary' }}>{t('token.empty')}</TableCell>
-                </TableRow>
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
-        <TablePagination
-          component='div'
-          count={total}
-          page={Math.max(0, page - 1)}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, p) => { setPage(p + 1) }}
-          onRowsPerPageChange={(e) => { setSize(Number(e.target.value)); setPage(1) }}
-          labelRowsPerPage={t('common.rowsPerPage')}
-          labelDisplayedRows={({ from, to, count }) => t('token.displayedRows', { from, to, count })}
-          sx={{ overflowX: 'auto' }}
-        />
-      </Paper>
+      <PagedTable
+        ariaLabel={t('token.title')}
+        loading={loading}
+        head={(
+          <>
+            <SelectAllCell selection={selection} shown={items.map((x) => x.id)} label={t('token.selectAll')} />
+            <TableCell>{t('token.col.name')}</TableCell>
+            <TableCell>{t('token.col.status')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.quota')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.created')}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.expiry')}</TableCell>
+            <TableCell>{t('token.col.actions')}</TableCell>
+          </>
+        )}
+        empty={items.length === 0 && !loading}
+        emptyText={t('token.empty')}
+        columns={7}
+        paging={paging}
+      >
+        {items.map((row) => (
+          <TokenRow
+            key={row.id}
+            row={row}
+            selected={selection.selected.has(row.id)}
+            onSelect={() => { selection.toggle(row.id) }}
+            onViewKey={() => { void viewKey(row) }}
+            onCopyKey={() => { void copyKey(row) }}
+            onToggle={() => { void toggle(row) }}
+            onEdit={() => { setDrawer({ open: true, id: row.id }) }}
+            onDelete={() => { void remove(row) }}
+          />
+        ))}
+      </PagedTable>
 
       <TokenDrawer open={drawer.open} tokenId={drawer.id} onClose={closeDrawer} onSaved={saved} />
 
@@ -240,16 +168,7 @@ export default function TokenPage () {
         onClose={() => { setShownKey(undefined) }}
       />
 
-      <Dialog open={deleting !== undefined} onClose={() => { setDeleting(undefined) }}>
-        <DialogTitle>{t('token.deleteTitle')}</DialogTitle>
-        <DialogContent>
-          <DialogContentText>{t('token.deleteBody', { name: deleting?.name ?? '' })}</DialogContentText>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => { setDeleting(undefined) }}>{t('common.cancel')}</Button>
-          <Button color='error' variant='contained' onClick={() => { void confirmDelete() }}>{t('common.delete')}</Button>
-        </DialogActions>
-      </Dialog>
+      {confirmDialog}
     </Stack>
   )
 }

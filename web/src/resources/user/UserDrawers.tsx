@@ -1,58 +1,18 @@
 import type { UserView } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
-import Button from '@mui/material/Button'
-import Drawer from '@mui/material/Drawer'
-import IconButton from '@mui/material/IconButton'
-import LinearProgress from '@mui/material/LinearProgress'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import TextField from '@mui/material/TextField'
 import Typography from '@mui/material/Typography'
-import CloseIcon from '@mui/icons-material/Close'
-import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
+import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { renderQuota } from '../../lib/format'
+import { useRecord } from '../../lib/useRecord'
 import { createUser, getUser, groupNames, updateUser } from './api'
 import { type EditErrors, parseInteger, validateEdit } from './rules'
-
-/** The side drawer both forms share: full width on small screens, a form with a title and a footer. */
-function FormDrawer ({ open, title, onClose, onSubmit, loading, saving, submitLabel, children }: {
-  open: boolean
-  title: string
-  onClose: () => void
-  onSubmit: (e: FormEvent) => void
-  loading?: boolean
-  saving: boolean
-  submitLabel: string
-  children: ReactNode
-}) {
-  const { t } = useTranslation()
-  return (
-    <Drawer
-      anchor='right'
-      open={open}
-      onClose={onClose}
-      // Above the app bar, so the title and close button show; full width on small screens (600 px or less).
-      sx={{ zIndex: (theme) => theme.zIndex.modal }}
-      slotProps={{ paper: { sx: { width: 480, maxWidth: '100%', '@media (max-width:600px)': { width: '100%' } } } }}
-    >
-      <Box component='form' noValidate aria-label={title} onSubmit={onSubmit} sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}>
-        <Stack direction='row' sx={{ alignItems: 'center', px: 2, py: 1.5, borderBottom: 1, borderColor: 'divider' }}>
-          <Typography variant='h6' component='h2' sx={{ flexGrow: 1 }}>{title}</Typography>
-          <IconButton aria-label={t('common.close')} onClick={onClose}><CloseIcon /></IconButton>
-        </Stack>
-        {loading === true && <LinearProgress />}
-        <Stack spacing={2.5} sx={{ p: 2, overflowY: 'auto', flexGrow: 1 }}>{children}</Stack>
-        <Stack direction='row' spacing={1} sx={{ justifyContent: 'flex-end', p: 2, borderTop: 1, borderColor: 'divider' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type='submit' variant='contained' disabled={saving || loading === true}>{submitLabel}</Button>
-        </Stack>
-      </Box>
-    </Drawer>
-  )
-}
 
 /** The add-user drawer (SPEC.md section 5: username and password must not be empty). */
 export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onClose: () => void, onSaved: () => void }) {
@@ -96,7 +56,7 @@ export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onCl
   }
 
   return (
-    <FormDrawer open={open} title={t('user.form.addTitle')} onClose={onClose} onSubmit={(e) => { void submit(e) }} saving={saving} submitLabel={t('user.form.create')}>
+    <FormDrawer open={open} title={t('user.form.addTitle')} width={480} onClose={onClose} onSubmit={submit} saving={saving} submitLabel={t('user.form.create')}>
       <TextField
         label={t('user.form.username')} value={username} required autoFocus
         onChange={(e) => { setUsername(e.target.value); setError((x) => ({ ...x, username: undefined })) }}
@@ -123,32 +83,17 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
   const { t } = useTranslation()
   const { status } = useStatus()
   const notify = useNotify()
-  const [original, setOriginal] = useState<UserView | undefined>()
   const [form, setForm] = useState<EditForm>({ username: '', displayName: '', password: '', group: '', quota: '0', delta: '' })
   const [groups, setGroups] = useState<string[]>([])
   const [errors, setErrors] = useState<EditErrors>({})
-  const [loading, setLoading] = useState(false)
   const [saving, setSaving] = useState(false)
-  // Read through a ref: a new onClose on each parent render must not reload the form.
-  const closeRef = useRef(onClose)
-  useEffect(() => { closeRef.current = onClose })
+  const { record: original, loading } = useRecord(userId !== undefined, userId, getUser, { onLoad: (u) => { setForm(formOf(u)) }, onFail: onClose })
 
   useEffect(() => {
     if (userId === undefined) return
     let live = true
-    setOriginal(undefined)
     setErrors({})
-    setLoading(true)
     groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
-    getUser(userId).then((u) => {
-      if (!live) return
-      setOriginal(u)
-      setForm(formOf(u))
-    }, (err: unknown) => {
-      if (!live) return
-      notify.error(err)
-      closeRef.current()
-    }).finally(() => { if (live) setLoading(false) })
     return () => { live = false }
   }, [userId, notify])
 
@@ -205,7 +150,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
 
   return (
     <FormDrawer
-      open={userId !== undefined} title={t('user.form.editTitle')} onClose={onClose} onSubmit={(e) => { void submit(e) }}
+      open={userId !== undefined} title={t('user.form.editTitle')} width={480} onClose={onClose} onSubmit={submit}
       loading={loading} saving={saving} submitLabel={t('common.save')}
     >
       <TextField

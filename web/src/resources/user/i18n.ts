@@ -6,7 +6,6 @@ export default defineCatalogue('user', {
   search: 'Search by ID, username, display name or email',
   add: 'Add user',
   empty: 'No users found',
-  displayedRows: '{{from}}–{{to}} of {{count}}',
   col: {
     id: 'ID',
     username: 'Username',
@@ -86,7 +85,6 @@ export default defineCatalogue('user', {
   search: '按 ID、用户名、显示名称或邮箱搜索',
   add: '添加用户',
   empty: '没有找到用户',
-  displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条',
   col: {
     id: 'ID',
     username: '用户名',

@@ -16,7 +16,7 @@ export interface ConfirmRequest {
   danger?: boolean
 }
 
-/** `confirm(request)` resolves true when the admin confirms; render `dialog` once in the component. */
+/** `confirm(request)` resolves true when the user confirms; render `dialog` once in the component. */
 export function useConfirm (): [(request: ConfirmRequest) => Promise<boolean>, ReactNode] {
   const { t } = useTranslation()
   const [pending, setPending] = useState<ConfirmRequest & { resolve: (ok: boolean) => void }>()
