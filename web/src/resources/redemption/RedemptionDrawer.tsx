@@ -38,7 +38,7 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
 
   const perUnit = status?.quota_per_unit ?? 500_000
   const quotaText = (units: number) => dollars ? String(units / perUnit) : String(units)
-  const { loading } = useRecord(open, id, getRedemption, {
+  const { loading, waiting } = useRecord(open, id, getRedemption, {
     onLoad: (r) => {
       setName(r.name)
       setQuota(quotaText(r.quota))
@@ -96,6 +96,7 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
   return (
     <FormDrawer
       open={open}
+      waiting={waiting}
       title={title}
       width={440}
       onClose={onClose}

@@ -87,7 +87,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
   const [groups, setGroups] = useState<string[]>([])
   const [errors, setErrors] = useState<EditErrors>({})
   const [saving, setSaving] = useState(false)
-  const { record: original, loading } = useRecord(userId !== undefined, userId, getUser, { onLoad: (u) => { setForm(formOf(u)) }, onFail: onClose })
+  const { record: original, loading, waiting } = useRecord(userId !== undefined, userId, getUser, { onLoad: (u) => { setForm(formOf(u)) }, onFail: onClose })
 
   useEffect(() => {
     if (userId === undefined) return
@@ -151,7 +151,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
   return (
     <FormDrawer
       open={userId !== undefined} title={t('user.form.editTitle')} width={480} onClose={onClose} onSubmit={submit}
-      loading={loading} saving={saving} submitLabel={t('common.save')}
+      loading={loading} waiting={waiting} saving={saving} submitLabel={t('common.save')}
     >
       <TextField
         label={t('user.form.username')} value={form.username} required
