@@ -84,6 +84,14 @@ interface EpaySettings {
   callbackAddress: string
 }
 
+/**
+ * True when online top-up can work: the epay account and the server address the callback and
+ * return URLs are built from (what `/api/status` reports as enable_online_topup).
+ */
+export function onlineTopUpReady (options: OptionValues): boolean {
+  return options.str('PayAddress') !== '' && options.str('EpayId') !== '' && options.str('EpayKey') !== '' && options.str('ServerAddress') !== ''
+}
+
 /** The payment settings; refuses while online top-up is not configured. */
 function epaySettings (options: OptionValues): EpaySettings {
   const payAddress = options.str('PayAddress')

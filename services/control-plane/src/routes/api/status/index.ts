@@ -1,11 +1,10 @@
 import { type StatusData, StatusResponse } from '@modelgate/contracts'
 import type { OptionValues } from '@modelgate/contracts'
 import type { FastifyInstance } from 'fastify'
+import { onlineTopUpReady } from '../../../services/epay.js'
 
 /** Builds the public status object from options (SPEC.md section 3, "status object"). */
 export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData {
-  // The payment callback and return URL are built from ServerAddress, so it is required too.
-  const online = o.str('PayAddress') !== '' && o.str('EpayId') !== '' && o.str('EpayKey') !== '' && o.str('ServerAddress') !== ''
   return {
     version: meta.version,
     start_time: meta.startTime,
@@ -42,7 +41,7 @@ export function statusFromOptions (o: OptionValues, meta: { version: string, sta
     top_up_link: o.str('TopUpLink'),
     min_topup: o.num('MinTopUp'),
     price: o.num('Price'),
-    enable_online_topup: online
+    enable_online_topup: onlineTopUpReady(o)
   }
 }
 
