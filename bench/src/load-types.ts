@@ -87,7 +87,8 @@ export interface HoldResult {
   seconds: number
 }
 
-export type LoadResult = ClosedLoopResult | OpenLoopResult | HoldResult
+/** One job's result, with the CPU seconds the load generator spent on it. */
+export type LoadResult = (ClosedLoopResult | OpenLoopResult | HoldResult) & { cpuSeconds?: number }
 
 /** Percentiles of raw samples (ms). */
 export function percentiles (samples: number[]): Percentiles {

@@ -203,8 +203,13 @@ async function run (job: LoadJob): Promise<LoadResult> {
 }
 
 process.once('message', (job: LoadJob) => {
+  const cpu0 = process.cpuUsage()
   run(job).then(
-    (result) => process.send?.({ result }, () => process.exit(0)),
+    (result) => {
+      const cpu = process.cpuUsage(cpu0)
+      const report: LoadResult = { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 }
+      process.send?.({ result: report }, () => process.exit(0))
+    },
     (err: unknown) => process.send?.({ error: (err as Error).stack ?? String(err) }, () => process.exit(1))
   )
 })

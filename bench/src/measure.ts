@@ -5,7 +5,7 @@ import type { ConsoleSession } from './console-api.js'
 import type { LoadJob, LoadResult, RequestSpec } from './load-types.js'
 import type { BenchOptions, Group } from './options.js'
 import { Children } from './procs.js'
-import { listenOverflows, UsageMeter } from './procstat.js'
+import { CpuSplit, listenOverflows, pidsNamed, UsageMeter } from './procstat.js'
 import type { Stack, StackResources } from './stack.js'
 
 /** Which process answers: the mock itself, the bare relay, or the whole gateway. */
@@ -46,6 +46,11 @@ export interface ScenarioResult {
   workerCpuPercent?: number
   /** Usage events the billing worker settled per second while the load ran. */
   settledPerSec?: number
+  /**
+   * Where the machine's CPU went during the scenario, percent of one core (the machine has
+   * 100 per core): the process under test, worker, load generator, mock, Postgres, Redis, rest.
+   */
+  cpuSplit?: Record<string, number>
   /** Usage events still queued when the load stopped. */
   queuedAtEnd?: number
   /** Seconds from the end of the load until the queue was empty. */
@@ -167,6 +172,13 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
   const settled0 = s.via === 'gateway' ? await settledCount(stack) : 0
   const failed0 = s.via === 'gateway' ? await failedJobs(stack) : 0
   const overflows0 = listenOverflows()
+  const split = new CpuSplit({
+    ...(s.via === 'direct' ? {} : { mock: [resources.children.pidOf('mock-upstream')] }),
+    ...(s.via === 'gateway' ? { 'control plane': [stack.controlPlane.pid] } : {}),
+    postgres: pidsNamed('postgres'),
+    redis: pidsNamed('redis-server')
+  })
+  split.start()
   server.start()
   worker.start()
   const t0 = performance.now()
@@ -175,6 +187,7 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
   const overflows = listenOverflows() - overflows0
   const serverUsage = server.stop()
   const workerUsage = worker.stop()
+  const shares = split.stop()
 
   const result: ScenarioResult = {
     id: s.id,
@@ -187,6 +200,16 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
     serverCpuPercent: round(serverUsage.cpuPercent, 0),
     serverPeakRssMb: round(serverUsage.peakRssMb, 0)
   }
+  const loadCpu = ((load.cpuSeconds ?? 0) / seconds) * 100
+  const parts: Record<string, number> = {
+    [s.via]: serverUsage.cpuPercent,
+    ...(s.via === 'gateway' ? { worker: workerUsage.cpuPercent } : {}),
+    'load generator': loadCpu,
+    ...shares
+  }
+  const explained = Object.entries(parts).filter(([k]) => k !== 'machine').reduce((sum, [, v]) => sum + v, 0)
+  parts['rest'] = Math.max(0, (shares['machine'] ?? 0) - explained)
+  result.cpuSplit = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, round(v, 0)]))
   const notes: string[] = []
   if (s.via === 'gateway') {
     const settled = await settledCount(stack) - settled0

@@ -14,7 +14,7 @@ const benchSchema = Type.Object({
   BENCH_DURATION: Type.Integer({ minimum: 1, maximum: 300, default: 12, description: 'must be seconds 1-300 (length of each measured scenario)' }),
   BENCH_ONLY: Type.String({ default: '', pattern: '^[a-z,-]*$', description: `must be a comma-separated list of ${GROUPS.join(', ')}` }),
   BENCH_SKIP: Type.String({ default: '', pattern: '^[a-z,-]*$', description: `must be a comma-separated list of ${GROUPS.join(', ')}` }),
-  BENCH_PROFILE: Type.Boolean({ default: false, description: 'must be true or false (gateway under --cpu-prof during the 50-connection run)' }),
+  BENCH_PROFILE: Type.Boolean({ default: false, description: 'must be true or false (gateway and billing worker under --cpu-prof during the 50-connection run)' }),
   BENCH_CHANNELS: count(10_000, 'channels in the routing scenario'),
   BENCH_SLOW_STREAMS: count(5_000, 'concurrent slow streams'),
   BENCH_BILLING_EVENTS: count(100_000, 'usage events queued for the billing worker'),
@@ -42,7 +42,7 @@ const USAGE = `npm run bench -- [options]   (every option also as a BENCH_* vari
   --duration N        seconds per scenario (BENCH_DURATION, default 12)
   --only a,b          only these groups (BENCH_ONLY): ${GROUPS.join(', ')}
   --skip a,b          all groups but these (BENCH_SKIP), e.g. --skip logs
-  --profile           gateway under --cpu-prof into bench/results/profiles/ (BENCH_PROFILE)
+  --profile           gateway and billing worker under --cpu-prof into bench/results/profiles/ (BENCH_PROFILE)
   --channels N        routing table size (BENCH_CHANNELS, default 10000)
   --slow-streams N    concurrent slow streams (BENCH_SLOW_STREAMS, default 5000)
   --billing-events N  queued usage events (BENCH_BILLING_EVENTS, default 100000)

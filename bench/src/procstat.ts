@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 
 const CLK_TCK = (() => {
   try {
@@ -99,4 +99,75 @@ export function listenOverflows (): number {
   const values = lines[1]?.split(/\s+/) ?? []
   const i = names.indexOf('ListenOverflows')
   return i < 0 ? 0 : Number(values[i] ?? 0)
+}
+
+/** Processes whose command name (/proc/<pid>/comm) is `name`, e.g. every Postgres backend. */
+export function pidsNamed (name: string): number[] {
+  const out: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) out.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
+/** CPU seconds the whole machine spent busy so far (every state of /proc/stat but idle and iowait). */
+export function machineBusySeconds (): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number)
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields
+  return (user + nice + system + irq + softirq + steal) / CLK_TCK
+}
+
+/**
+ * Where the machine's CPU went over a scenario: the CPU of named groups of processes (the pids
+ * present at start; one that exits meanwhile takes its share with it), in percent of one core,
+ * plus the machine's total busy time, so what no group explains shows as the rest.
+ */
+export class CpuSplit {
+  readonly #groups: Record<string, number[]>
+  #start = new Map<number, number>()
+  #machine0 = 0
+  #t0 = 0
+
+  constructor (groups: Record<string, number[]>) {
+    this.#groups = groups
+  }
+
+  start (): void {
+    for (const pid of Object.values(this.#groups).flat()) {
+      try {
+        this.#start.set(pid, cpuSeconds(pid))
+      } catch {
+        // gone already
+      }
+    }
+    this.#machine0 = machineBusySeconds()
+    this.#t0 = performance.now()
+  }
+
+  /** Percent of one core per group, and `machine` for the whole machine. */
+  stop (): Record<string, number> {
+    const seconds = (performance.now() - this.#t0) / 1000
+    const out: Record<string, number> = {}
+    for (const [name, pids] of Object.entries(this.#groups)) {
+      let cpu = 0
+      for (const pid of pids) {
+        const before = this.#start.get(pid)
+        if (before === undefined) continue
+        try {
+          cpu += cpuSeconds(pid) - before
+        } catch {
+          // exited during the scenario
+        }
+      }
+      out[name] = seconds > 0 ? (cpu / seconds) * 100 : 0
+    }
+    out['machine'] = seconds > 0 ? ((machineBusySeconds() - this.#machine0) / seconds) * 100 : 0
+    return out
+  }
 }

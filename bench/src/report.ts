@@ -77,6 +77,14 @@ export function markdown (r: BenchReport): string {
     for (const s of streams) out.push(`| ${s.id} | ${s.gapP50} / ${cell(s.gapP99)} | ${Math.round((s.batchedShare ?? 0) * 1000) / 10}% | ${cell(s.eventsPerStream)} |`)
     out.push('')
   }
+  const split = r.scenarios.filter((s) => s.cpuSplit !== undefined && s.group !== 'slow')
+  if (split.length > 0) {
+    const cols = ['direct', 'bare', 'gateway', 'worker', 'load generator', 'mock', 'control plane', 'postgres', 'redis', 'rest', 'machine']
+    out.push(`Where the CPU went (percent of one core; the machine has ${r.machine.cores} cores, so ${r.machine.cores * 100} in all; rest = kernel work and processes not listed):`, '')
+    out.push(`| Scenario | ${cols.join(' | ')} |`, `| --- |${cols.map(() => ' ---: |').join('')}`)
+    for (const s of split) out.push(`| ${s.id} | ${cols.map((c) => cell(s.cpuSplit?.[c])).join(' | ')} |`)
+    out.push('')
+  }
   const noted = r.scenarios.filter((s) => (s.notes ?? []).length > 0)
   if (noted.length > 0) {
     out.push('Notes:', '')

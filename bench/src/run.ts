@@ -51,7 +51,7 @@ const logDir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'))
 const resources = new StackResources({
   postgresUrl: options.postgresUrl,
   redisUrl: options.redisUrl,
-  gatewayExecArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  profileExecArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   log
 }, logDir)
 
@@ -146,7 +146,7 @@ async function benchmark (ctx: Ctx): Promise<void> {
   log(`written ${mdFile}${full ? ' and bench/results/latest.json; `npm run readme -w @modelgate/bench` puts the summary into README.md' : ' (partial run: latest.json unchanged)'}`)
 }
 
-/** The gateway under --cpu-prof through the 50-connection non-stream load, then its profile summarised. */
+/** The gateway and the worker under --cpu-prof through the 50-connection non-stream load, then their profiles summarised. */
 async function profile (ctx: Ctx): Promise<void> {
   const before = new Set(readdirSync(profileDir))
   const skipMs = performance.now() - resources.gatewaySpawnedAt
@@ -158,21 +158,24 @@ async function profile (ctx: Ctx): Promise<void> {
     load: '50 connections',
     job: { kind: 'connections', request: chatRequest(ctx, 'gateway', chatBody()), connections: 50, seconds: options.duration }
   })
-  // The profile is written when the gateway exits.
-  await resources.stopGateway()
-  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile') && !before.has(f))
-  if (file === undefined) throw new Error(`the gateway wrote no .cpuprofile into ${profileDir}`)
-  const summary = summarizeProfile(join(profileDir, file), { skipMs })
-  writeFileSync(join(profileDir, `${file}.txt`), summary + '\n')
-  process.stdout.write('\n' + summary + '\n')
-  log(`profile: ${join(profileDir, file)} (open it in Chrome DevTools or speedscope); summary beside it`)
+  // Profiles are written when the processes exit; Node names them CPU.<date>.<time>.<pid>....
+  await resources.stopProfiled()
+  const written = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f))
+  for (const [name, pid] of [['gateway', ctx.stack.gateway.pid], ['billing worker', ctx.stack.worker.pid]] as const) {
+    const file = written.find((f) => f.split('.')[3] === String(pid))
+    if (file === undefined) throw new Error(`the ${name} wrote no .cpuprofile into ${profileDir}`)
+    const summary = summarizeProfile(join(profileDir, file), { skipMs })
+    writeFileSync(join(profileDir, `${file}.txt`), summary + '\n')
+    process.stdout.write(`\n${name}: ${summary}\n`)
+    log(`${name} profile: ${join(profileDir, file)} (open it in Chrome DevTools or speedscope); summary beside it`)
+  }
 }
 
 const loadBefore = Math.round(loadavg()[0]! * 10) / 10
 let code = 0
 let erred = false
 try {
-  log(`${options.profile ? 'profiling the gateway' : `groups: ${options.groups.join(', ')}`}; ${options.duration} s per scenario; service logs in ${logDir}`)
+  log(`${options.profile ? 'profiling the gateway and the worker' : `groups: ${options.groups.join(', ')}`}; ${options.duration} s per scenario; service logs in ${logDir}`)
   if (loadBefore > cpus().length * 0.5) log(`warning: the machine is busy (load average ${loadBefore} on ${cpus().length} cores); the figures will be skewed`)
   const stack = await resources.start()
   const seeded = await seed(stack, log)

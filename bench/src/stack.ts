@@ -32,8 +32,8 @@ export interface Stack {
 export interface StackOptions {
   postgresUrl: string
   redisUrl: string
-  /** Extra Node flags for the gateway (--cpu-prof). */
-  gatewayExecArgv: string[]
+  /** Extra Node flags for the gateway and the billing worker (--cpu-prof). */
+  profileExecArgv: string[]
   log: (line: string) => void
 }
 
@@ -118,9 +118,9 @@ export class StackResources {
     await waitReady(`http://127.0.0.1:${controlPlanePort}/readyz`, 120_000, this.#alive('control-plane'))
       .catch((err: unknown) => { throw new Error(`${(err as Error).message}\n${Children.tail(controlPlane)}`) })
     this.#checkpoint()
-    const worker = this.children.spawnNode('billing-worker', require.resolve('@modelgate/billing-worker/server'), env)
+    const worker = this.children.spawnNode('billing-worker', require.resolve('@modelgate/billing-worker/server'), env, this.#opts.profileExecArgv)
     this.gatewaySpawnedAt = performance.now()
-    const gateway = this.children.spawnNode('gateway', require.resolve('@modelgate/gateway/server'), env, this.#opts.gatewayExecArgv)
+    const gateway = this.children.spawnNode('gateway', require.resolve('@modelgate/gateway/server'), env, this.#opts.profileExecArgv)
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`
     await Promise.all([
       waitReady(`http://127.0.0.1:${workerPort}/readyz`, 60_000, this.#alive('billing-worker'))
@@ -149,9 +149,10 @@ export class StackResources {
     return stack
   }
 
-  /** Stops the gateway alone (SIGTERM: in-flight requests finish, --cpu-prof writes its file). */
-  async stopGateway (): Promise<void> {
+  /** Stops the gateway, then the worker (SIGTERM: in-flight work finishes, --cpu-prof writes its file). */
+  async stopProfiled (): Promise<void> {
     if (this.#stack.gateway !== undefined) await Children.stop(this.#stack.gateway, 20_000)
+    if (this.#stack.worker !== undefined) await Children.stop(this.#stack.worker, 20_000)
   }
 
   /** Stops every process, drops the database and deletes the run's Redis keys. Never throws. */

@@ -19,8 +19,9 @@ export interface PricingTables {
   quotaPerUnit: number
 }
 
+/** Looked up by client-chosen model names: no prototype, so `constructor` has no price. */
 function numbers (value: unknown): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out = Object.create(null) as Record<string, number>
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return out
   for (const [k, v] of Object.entries(value)) if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v
   return out

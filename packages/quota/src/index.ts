@@ -40,20 +40,30 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]
 return 0
 `
 
-// Gives back (reserved - actual), or takes the shortfall, exactly once per reservation.
+// Gives back (reserved - actual), or takes the shortfall, exactly once per reservation; for
+// each reservation of the call (keys in threes, one actual cost each): {1, delta} or {0, 0}
+// when it was settled already or has expired.
 const SETTLE = `
-local r = redis.call('GET', KEYS[1])
-if not r then return {'GONE', 0} end
-local sep = string.find(r, '|', 1, true)
-local reserved = tonumber(string.sub(r, 1, sep - 1))
-local unlimited = string.sub(r, sep + 1, sep + 1) == '1'
-local delta = reserved - tonumber(ARGV[1])
-if delta ~= 0 then
-  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], delta) end
-  if not unlimited and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCRBY', KEYS[3], delta) end
+local out = {}
+for i = 1, #ARGV do
+  local k = 3 * i - 2
+  local r = redis.call('GET', KEYS[k])
+  if not r then
+    out[i] = {0, 0}
+  else
+    local sep = string.find(r, '|', 1, true)
+    local reserved = tonumber(string.sub(r, 1, sep - 1))
+    local unlimited = string.sub(r, sep + 1, sep + 1) == '1'
+    local delta = reserved - tonumber(ARGV[i])
+    if delta ~= 0 then
+      if redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('INCRBY', KEYS[k + 1], delta) end
+      if not unlimited and redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('INCRBY', KEYS[k + 2], delta) end
+    end
+    redis.call('DEL', KEYS[k])
+    out[i] = {1, delta}
+  end
 end
-redis.call('DEL', KEYS[1])
-return {'OK', delta}
+return out
 `
 
 const ADJUST = `
@@ -82,7 +92,7 @@ export interface ReserveRequest {
 
 interface Scripts {
   mgReserve: (k1: string, k2: string, k3: string, amount: number, unlimited: string, ttl: number, userId: number, tokenId: number) => Promise<[string, number, number]>
-  mgSettle: (k1: string, k2: string, k3: string, actual: number) => Promise<[string, number]>
+  mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<Array<[number, number]>>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
   mgCas: (k1: string, expected: string, value: string) => Promise<number>
 }
@@ -101,7 +111,7 @@ export class QuotaStore {
 
   constructor (redis: Redis) {
     redis.defineCommand('mgReserve', { numberOfKeys: 3, lua: RESERVE })
-    redis.defineCommand('mgSettle', { numberOfKeys: 3, lua: SETTLE })
+    redis.defineCommand('mgSettle', { lua: SETTLE })
     redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
     redis.defineCommand('mgCas', { numberOfKeys: 1, lua: COMPARE_AND_SET })
     this.#redis = redis as Redis & Scripts
@@ -136,8 +146,15 @@ export class QuotaStore {
    * already settled or has expired (a second call changes nothing).
    */
   async settle (requestId: string, userId: number, tokenId: number, actual: number): Promise<number | undefined> {
-    const [status, delta] = await this.#redis.mgSettle(reservationKey(requestId), balanceKey('user', userId), balanceKey('token', tokenId), actual)
-    return status === 'OK' ? Number(delta) : undefined
+    return (await this.settleMany([{ requestId, userId, tokenId, actual }]))[0]
+  }
+
+  /** {@link settle} for many reservations in one script run: one round trip for a whole batch. */
+  async settleMany (items: ReadonlyArray<{ requestId: string, userId: number, tokenId: number, actual: number }>): Promise<Array<number | undefined>> {
+    if (items.length === 0) return []
+    const keys = items.flatMap((i) => [reservationKey(i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId)])
+    const out = await this.#redis.mgSettle(keys.length, ...keys, ...items.map((i) => i.actual))
+    return out.map(([ok, delta]) => (ok === 1 ? Number(delta) : undefined))
   }
 
   /** Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. */

@@ -56,6 +56,27 @@ t.test('settlement returns the difference exactly once', async (t) => {
   t.match(await quota.reserve(req({ requestId: 'more' })), { ok: true }, 'once settled, the id holds no reservation')
 })
 
+t.test('a batch settles many reservations in one call, each exactly once', async (t) => {
+  const { quota } = await store(t)
+  await quota.reserve(req({ requestId: 'b1', amount: 300 }))
+  await quota.reserve(req({ requestId: 'b2', amount: 100, unlimited: true, tokenId: 2 }))
+  await quota.reserve(req({ requestId: 'b3', amount: 50, userId: 2, tokenId: 3 }))
+  t.equal(await quota.balance('user', 1), 600)
+  t.same(await quota.settleMany([
+    { requestId: 'b1', userId: 1, tokenId: 1, actual: 120 },
+    { requestId: 'gone', userId: 1, tokenId: 1, actual: 999 },
+    { requestId: 'b2', userId: 1, tokenId: 2, actual: 130 },
+    { requestId: 'b3', userId: 2, tokenId: 3, actual: 50 }
+  ]), [180, undefined, -30, 0])
+  t.equal(await quota.balance('user', 1), 750, '1000 - 120 - 130')
+  t.equal(await quota.balance('token', 1), 880)
+  t.equal(await quota.balance('token', 2), undefined, 'an unlimited token has no balance to correct')
+  t.equal(await quota.balance('user', 2), 950)
+  t.same(await quota.settleMany([{ requestId: 'b1', userId: 1, tokenId: 1, actual: 120 }, { requestId: 'b2', userId: 1, tokenId: 2, actual: 130 }]), [undefined, undefined], 'redelivered: nothing twice')
+  t.equal(await quota.balance('user', 1), 750)
+  t.same(await quota.settleMany([]), [])
+})
+
 t.test('a reused request id is refused while its reservation is open', async (t) => {
   const { quota } = await store(t)
   t.ok((await quota.reserve(req({ requestId: 'same' }))).ok)

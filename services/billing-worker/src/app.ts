@@ -11,7 +11,8 @@ export interface BillingWorkerOptions {
 /** The billing worker: BullMQ consumers plus /healthz and /readyz for the orchestrator. */
 async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
-  await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+  // A batch's reservations are settled by commands issued together: one write, not one per event.
+  await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, autoPipelining: true })
   await app.register(workerPlugin, {
     redisUrl: config.REDIS_URL,
     prefix: `${config.REDIS_KEY_PREFIX}bull`,

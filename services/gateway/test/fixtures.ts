@@ -97,9 +97,8 @@ export async function seedChannel (db: Kysely<Database>, opts: {
 
 /** Every usage event the gateway queued, in order. */
 export async function usageEvents (app: FastifyInstance): Promise<UsageEvent[]> {
-  // A request that just ended may still have its event in the publisher's few-millisecond buffer.
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  await app.usagePublisher.flush()
+  // A request that just ended may still be counting its tokens, or have its event in the buffer.
+  await app.usagePublisher.drain()
   const jobs = await app.usagePublisher.queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])
   return jobs.flatMap((j) => (j.data as UsageBatch).events).sort((a, b) => a.use_time_ms - b.use_time_ms)
 }

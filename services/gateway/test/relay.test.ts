@@ -1,6 +1,9 @@
+import { type UsageBatch } from '@modelgate/contracts'
+import { Queue } from 'bullmq'
+import { countTokens } from 'gpt-tokenizer'
 import OpenAI, { toFile } from 'openai'
 import t from 'tap'
-import { buildGateway, fakeOpenAI, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+import { buildGateway, fakeOpenAI, reload, seedChannel, seedToken, seedUser, USAGE_QUEUE, usageEvents } from './fixtures.js'
 
 const MODELS = ['gpt-4o-mini', 'text-embedding-3-small', 'dall-e-3', 'tts-1', 'whisper-1', 'omni-moderation-latest', 'gpt-4.1-mini']
 
@@ -139,6 +142,51 @@ t.test('client errors pass through without retry, and a failure everywhere is on
   const events = await usageEvents(app)
   t.equal(events.length, 2, 'every admitted request yields exactly one event')
   t.ok(events.every((e) => e.outcome === 'failed' && e.quota === 0), 'failures bill nothing and release the reservation')
+})
+
+t.test('without upstream usage the bill is an exact token count; the reservation only an estimate', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t, { noUsage: true })
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await reload(app)
+  const prompt = 'function add (a, b) { return a + b } // 请把这个函数翻译成 Python'
+  const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
+  const answer = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: prompt }], max_tokens: 50 })
+  t.equal(answer.choices[0]?.message.content, 'Hello there!')
+  const [event] = await usageEvents(app)
+  // Chat framing: 3 per message and 3 for the reply, as the estimate counts it.
+  const exactPrompt = 3 + countTokens('Be brief.') + 3 + countTokens(prompt) + 3
+  t.match(event, { usage_source: 'counted', outcome: 'success', prompt_tokens: exactPrompt, completion_tokens: countTokens('Hello there!') })
+  t.equal(event!.quota, Math.round((exactPrompt + countTokens('Hello there!') * 4) * 0.075), 'billed on the exact counts')
+  const estimate = 3 + Math.ceil(Buffer.byteLength('Be brief.') / 4) + 3 + Math.ceil(Buffer.byteLength(prompt) / 4) + 3
+  t.equal(event!.reserved, Math.round((estimate + 50 * 4) * 0.075) + 500, 'reserved on the byte estimate, max_tokens and PreConsumedQuota')
+})
+
+t.test('closing the gateway answers the request in flight, publishes its event and lets its connection go', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t, { noUsage: true, delayMs: 300 })
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await reload(app)
+  const queue = new Queue(USAGE_QUEUE, { connection: app.usagePublisher.queue.opts.connection, prefix: app.usagePublisher.queue.opts.prefix })
+  t.teardown(async () => { await queue.close() })
+  const pending = fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'late' }] })
+  })
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const started = Date.now()
+  await Promise.all([app.close(), pending.then(async (res) => { t.equal(res.status, 200, 'the request in flight is answered') })])
+  // The client keeps its connection alive; closing must not wait for the 72 s keep-alive timeout.
+  t.ok(Date.now() - started < 5_000, `closed ${Date.now() - started} ms after the signal`)
+  const jobs = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized'])
+  const events = jobs.flatMap((j) => (j.data as UsageBatch).events)
+  t.equal(events.length, 1, 'its usage event reached the queue before the connection closed')
+  t.match(events[0], { usage_source: 'counted', outcome: 'success' })
 })
 
 t.test('a client leaving mid-stream cancels the upstream and bills the streamed part once', async (t) => {

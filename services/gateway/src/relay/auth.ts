@@ -43,6 +43,17 @@ function ipAllowed (allow: string[], ip: string): boolean {
   return list.check(plain, family(plain))
 }
 
+/** Key hashes by key, so a busy key is hashed once, not on every request; bounded against key floods. */
+const hashes = new Map<string, string>()
+function hashOf (key: string): string {
+  let hash = hashes.get(key)
+  if (hash === undefined) {
+    if (hashes.size >= 10_000) hashes.clear()
+    hashes.set(key, hash = tokenKeyHash(key))
+  }
+  return hash
+}
+
 /**
  * Authenticates a relay key and applies the token and user checks (SPEC.md section 8), each with
  * its own message. Model and group checks need the model and happen in {@link checkModel}.
@@ -59,7 +70,7 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
     key = pin[1]
     pinnedChannel = Number(pin[2])
   }
-  const record = await cache.find(tokenKeyHash(key))
+  const record = await cache.find(hashOf(key))
   if (record === null) throw unauthorized(RM.invalidKey)
   const { token, user } = record
   if (user.deleted) throw unauthorized(RM.userDeleted)
@@ -74,10 +85,10 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
 }
 
 /** Model limits of the token and the group's availability to the user. */
-export function checkModel (caller: Caller, model: string, usableGroups: Record<string, unknown>): void {
+export function checkModel (caller: Caller, model: string, usableGroups: ReadonlySet<string>): void {
   const limits = caller.record.token.modelLimits
   if (limits !== null && !limits.includes(model)) throw forbidden(RM.modelNotAllowed, { model }, 'model_not_allowed')
-  if (caller.group !== caller.record.user.group && !(caller.group in usableGroups)) {
+  if (caller.group !== caller.record.user.group && !usableGroups.has(caller.group)) {
     throw forbidden(RM.groupNotAllowed, { group: caller.group }, 'group_not_allowed')
   }
 }

@@ -7,9 +7,9 @@ import type { QuotaStore } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, checkModel } from './auth.js'
 import { RelayError, RM } from './errors.js'
-import { maxTokensOf, promptText, promptTokensOf, tokensOf } from './estimate.js'
+import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelConfig, type RelayChannel, type RelayState } from './state.js'
-import { multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
+import { ClientGone, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
 import type { UsagePublisher } from './usage.js'
 
 export interface RelayDeps {
@@ -27,16 +27,6 @@ const RESERVATION_TTL_S = 6 * 3600
 const COUNT_SLICE = 64 * 1024
 /** Largest non-streamed upstream answer the gateway will hold. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024
-
-function usableGroups (state: RelayState): Record<string, unknown> {
-  const v = state.options.json('UserUsableGroups')
-  return typeof v === 'object' && v !== null ? v as Record<string, unknown> : {}
-}
-
-function sensitiveWords (state: RelayState): string[] {
-  if (!state.options.bool('CheckSensitiveEnabled') || !state.options.bool('CheckSensitiveOnPromptEnabled')) return []
-  return state.options.str('SensitiveWords').split('\n').map((w) => w.trim().toLowerCase()).filter((w) => w !== '')
-}
 
 /** What the pipeline learned about one admitted request, for its usage event. */
 interface Outcome {
@@ -76,9 +66,9 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     model = typeof body['model'] === 'string' ? body['model'] : undefined
   }
   if (model === undefined || model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
-  checkModel(caller, model, usableGroups(state))
+  checkModel(caller, model, state.usableGroups)
   if (body !== undefined) {
-    const words = sensitiveWords(state)
+    const words = state.sensitiveWords
     if (words.length > 0) {
       const text = promptText(body).toLowerCase()
       if (words.some((w) => text.includes(w))) throw new RelayError(400, 'invalid_request_error', 'sensitive_words_detected', RM.sensitive)
@@ -100,9 +90,9 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   const limit = await checkUserRateLimit(deps, caller.record.user.id)
 
   const stream = body?.['stream'] === true
-  const promptTokens = body === undefined ? 0 : promptTokensOf(body)
+  const estimatedPrompt = body === undefined ? 0 : promptTokensOf(body, approxCounter)
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
-  const reserved = costOf(price, { promptTokens, completionTokens: body === undefined ? 0 : maxTokensOf(body) }) + preConsumed
+  const reserved = costOf(price, { promptTokens: estimatedPrompt, completionTokens: body === undefined ? 0 : maxTokensOf(body) }) + preConsumed
   const { token, user } = caller.record
   let admitted
   try {
@@ -127,12 +117,17 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   }
 
   // Admitted: from here on exactly one usage event, whatever happens.
+  deps.usage.expect()
   const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
   try {
     await callUpstreams(deps, req, reply, { endpoint, model, stream, body, raw, pinned, group, outcome })
   } finally {
-    const usage: Usage = outcome.usage ?? { promptTokens, completionTokens: outcome.countedCompletion }
     const billable = outcome.answered || outcome.aborted
+    // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
+    const usage: Usage = outcome.usage ?? {
+      promptTokens: billable && body !== undefined ? promptTokensOf(body, await exactCounter()) : 0,
+      completionTokens: outcome.countedCompletion
+    }
     const quota = billable ? costOf(price, usage) : 0
     const event: UsageEvent = {
       request_id: req.id,
@@ -164,8 +159,9 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
       ...(outcome.error === undefined ? {} : { error: outcome.error })
     }
+    const published = deps.usage.publish(event)
     if (outcome.answered && limit !== undefined) await deps.quota.redis.incr(limit.successKey).then(() => deps.quota.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
-    await deps.usage.publish(event)
+    await published
   }
 }
 
@@ -226,7 +222,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
   const { outcome } = plan
   const tried = new Set<number>()
   const attempts = plan.pinned !== undefined ? 1 : 1 + Math.max(0, Math.trunc(state.options.num('RetryTimes')))
-  const clientGone = new AbortController()
+  const clientGone = new ClientGone()
   const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
   reply.raw.once('close', onClose)
   let last: { status: number, message: string, type: string, code: string | null } | undefined
@@ -245,15 +241,12 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       outcome.upstreamModel = channel.modelMapping[plan.model] ?? plan.model
       const relayReq: RelayRequest = { endpoint: plan.endpoint, format: 'openai', model: outcome.upstreamModel, stream: plan.stream, body: plan.body, raw: plan.raw }
       const config = channelConfig(channel)
-      const attemptAbort = new AbortController()
-      const forward = () => attemptAbort.abort()
-      clientGone.signal.addEventListener('abort', forward)
       try {
         let res: UpstreamResponse
         try {
-          res = await send(adaptor.buildRequest(config, relayReq), attemptAbort.signal, deps.upstreamTimeoutMs)
+          res = await send(adaptor.buildRequest(config, relayReq), clientGone, deps.upstreamTimeoutMs)
         } catch (err) {
-          if (clientGone.signal.aborted) { outcome.aborted = false; return }
+          if (clientGone.aborted) { outcome.aborted = false; return }
           req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
           last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
           continue
@@ -274,7 +267,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         }
         // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
         if (plan.stream && /event-stream/i.test(res.contentType)) {
-          const result = await pipeStream(adaptor.createStream(config, relayReq), res, reply, outcome, clientGone.signal)
+          const result = await pipeStream(adaptor.createStream(config, relayReq), res, reply, outcome, clientGone)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
             continue
@@ -284,17 +277,15 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         const data = await readAll(res.body, MAX_ANSWER_BYTES)
         const converted = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
         outcome.usage = converted.usage
-        if (converted.usage === undefined && converted.text !== undefined) outcome.countedCompletion = tokensOf(converted.text)
+        if (converted.usage === undefined && converted.text !== undefined) outcome.countedCompletion = (await exactCounter())(converted.text)
         outcome.answered = true
         outcome.firstByteAt = Date.now()
         await reply.code(converted.status).header('content-type', converted.contentType).send(converted.body)
         return
       } catch (err) {
-        if (clientGone.signal.aborted) return
+        if (clientGone.aborted) return
         req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
         last = { status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' }
-      } finally {
-        clientGone.signal.removeEventListener('abort', forward)
       }
     }
     const failure = last ?? { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
@@ -317,7 +308,7 @@ async function pipeStream (
   res: UpstreamResponse,
   reply: FastifyReply,
   outcome: Outcome,
-  clientGone: AbortSignal
+  clientGone: ClientGone
 ): Promise<'done' | 'retry'> {
   const out = reply.raw
   let started = false
@@ -345,7 +336,7 @@ async function pipeStream (
       await write(conv.push(chunk as Buffer))
       uncounted += conv.takeText()
       if (uncounted.length > COUNT_SLICE) {
-        outcome.countedCompletion += tokensOf(uncounted)
+        outcome.countedCompletion += (await exactCounter())(uncounted)
         uncounted = ''
       }
       if (clientGone.aborted) break
@@ -354,7 +345,7 @@ async function pipeStream (
     upstreamError = !clientGone.aborted
   }
   outcome.usage = conv.usage()
-  if (outcome.usage === undefined) outcome.countedCompletion += tokensOf(uncounted)
+  if (outcome.usage === undefined) outcome.countedCompletion += (await exactCounter())(uncounted)
   if (clientGone.aborted) {
     res.body.destroy()
     outcome.aborted = true

@@ -40,8 +40,9 @@ function tierOf (candidates: Candidate[]): Tier {
   return { candidates, cumulative }
 }
 
+/** Looked up by client-chosen model names: no prototype, so `constructor` maps to nothing. */
 function stringRecord (text: string): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out = Object.create(null) as Record<string, string>
   for (const [k, v] of Object.entries(parseJsonObject(text))) if (typeof v === 'string' && v !== '') out[k] = v
   return out
 }
@@ -54,6 +55,10 @@ function stringRecord (text: string): Record<string, string> {
 export class RelayState {
   options: OptionValues = new OptionValues(new Map())
   pricing: PricingTables = pricingTables(this.options)
+  /** Groups a user may choose besides their own (UserUsableGroups). */
+  usableGroups: ReadonlySet<string> = new Set()
+  /** Lower-cased words refused in prompts; empty when the check is off. */
+  sensitiveWords: readonly string[] = []
   /** Every channel by id, enabled or not (pinned requests name disabled ones too). */
   channels = new Map<number, RelayChannel>()
   #routes = new Map<string, Tiers>()
@@ -72,8 +77,15 @@ export class RelayState {
   }
 
   async loadOptions (): Promise<void> {
-    this.options = new OptionValues(await findAllOptions(this.db))
-    this.pricing = pricingTables(this.options)
+    const options = new OptionValues(await findAllOptions(this.db))
+    // Read once per change, not per request.
+    const usable = options.json('UserUsableGroups')
+    this.usableGroups = new Set(typeof usable === 'object' && usable !== null && !Array.isArray(usable) ? Object.keys(usable) : [])
+    this.sensitiveWords = options.bool('CheckSensitiveEnabled') && options.bool('CheckSensitiveOnPromptEnabled')
+      ? options.str('SensitiveWords').split('\n').map((w) => w.trim().toLowerCase()).filter((w) => w !== '')
+      : []
+    this.pricing = pricingTables(options)
+    this.options = options
   }
 
   async loadRouting (): Promise<void> {
