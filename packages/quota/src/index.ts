@@ -90,8 +90,11 @@ export interface ReserveRequest {
   loadToken: () => Promise<number>
 }
 
+type ReserveArgs = [userKey: string, tokenKey: string, reservationKey: string, amount: number, unlimited: string, ttl: number, userId: number, tokenId: number]
+interface PendingReserve { args: ReserveArgs, resolve: (v: [string, number, number]) => void, reject: (err: unknown) => void }
+
 interface Scripts {
-  mgReserve: (k1: string, k2: string, k3: string, amount: number, unlimited: string, ttl: number, userId: number, tokenId: number) => Promise<[string, number, number]>
+  mgReserve: (...args: ReserveArgs) => Promise<[string, number, number]>
   mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<Array<[number, number]>>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
   mgCas: (k1: string, expected: string, value: string) => Promise<number>
@@ -103,6 +106,7 @@ export interface OpenReservation { requestId: string, amount: number, unlimited:
 /** Balances and reservations on one ioredis client (its keyPrefix applies). */
 export class QuotaStore {
   readonly #redis: Redis & Scripts
+  #reserving: PendingReserve[] = []
 
   /** The client the store runs on (for counters that live beside the balances). */
   get redis (): Redis {
@@ -121,7 +125,7 @@ export class QuotaStore {
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
     const keys = [balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId)] as const
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, ub, tb] = await this.#redis.mgReserve(...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId)
+      const [status, ub, tb] = await this.#reserveScript([...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId])
       switch (status) {
         case 'OK': return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
@@ -138,6 +142,38 @@ export class QuotaStore {
       }
     }
     throw new Error('balances could not be loaded into Redis')
+  }
+
+  /**
+   * Runs the reservation script. The calls made while the event loop handles one round of I/O
+   * (a busy gateway parses many requests in one) go to Redis as one pipeline, in one write, at
+   * the end of that round: one system call instead of one per request, and no waiting beyond
+   * the round. Each call is still its own atomic script run.
+   */
+  #reserveScript (args: ReserveArgs): Promise<[string, number, number]> {
+    return new Promise((resolve, reject) => {
+      this.#reserving.push({ args, resolve, reject })
+      if (this.#reserving.length === 1) setImmediate(() => { this.#sendReserves() })
+    })
+  }
+
+  #sendReserves (): void {
+    const batch = this.#reserving
+    this.#reserving = []
+    if (batch.length === 1) {
+      const [one] = batch as [PendingReserve]
+      this.#redis.mgReserve(...one.args).then(one.resolve, one.reject)
+      return
+    }
+    const pipeline = this.#redis.pipeline() as ReturnType<Redis['pipeline']> & { mgReserve: (...args: ReserveArgs) => unknown }
+    for (const b of batch) pipeline.mgReserve(...b.args)
+    pipeline.exec().then((results) => {
+      batch.forEach((b, i) => {
+        const [err, value] = results?.[i] ?? [new Error('no reply from the pipeline'), undefined]
+        if (err !== null) b.reject(err)
+        else b.resolve(value as [string, number, number])
+      })
+    }, (err: unknown) => { for (const b of batch) b.reject(err) })
   }
 
   /**

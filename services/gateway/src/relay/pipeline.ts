@@ -159,9 +159,10 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
       ...(outcome.error === undefined ? {} : { error: outcome.error })
     }
-    const published = deps.usage.publish(event)
+    // Not awaited: the publisher holds the event (never rejecting; close() drains it), so the
+    // request's own objects are free at once rather than living on through the batch window.
+    void deps.usage.publish(event)
     if (outcome.answered && limit !== undefined) await deps.quota.redis.incr(limit.successKey).then(() => deps.quota.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
-    await published
   }
 }
 
