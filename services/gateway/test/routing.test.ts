@@ -52,3 +52,21 @@ t.test('a channel whose key cannot be decrypted is skipped, not fatal', async (t
   await reload(app)
   t.equal(app.relayState.pick('default', 'm', new Set()), undefined)
 })
+
+t.test('the routing table follows the channels\' comma lists: trimmed, deduplicated, enabled channels only', async (t) => {
+  const { app } = await buildGateway(t)
+  const up = await fakeOpenAI(t)
+  const a = await seedChannel(app.db, { baseUrl: up.url, models: ['m'] })
+  const b = await seedChannel(app.db, { baseUrl: up.url, models: ['m'] })
+  await app.db.updateTable('channels').set({ models: ' m , m,x,, ', group: 'default, vip ,default' }).where('id', '=', a.id).execute()
+  await app.db.updateTable('channels').set({ status: 2, models: 'only-disabled' }).where('id', '=', b.id).execute()
+  await reload(app)
+  const state = app.relayState
+  t.same(state.modelsOf('default'), ['m', 'x'])
+  t.same(state.modelsOf('vip'), ['m', 'x'])
+  t.equal(state.pick('vip', 'x', new Set())?.id, a.id)
+  t.equal(state.pick('default', 'm', new Set([a.id])), undefined, 'a channel listing a model twice is one candidate')
+  t.notOk(state.serves('default', 'only-disabled'), 'a disabled channel routes nothing')
+  t.equal(state.channels.get(b.id)?.status, 2, 'but stays known, for an administrator\'s pinned request')
+  t.notOk(state.serves('default', ''), 'empty entries are ignored')
+})

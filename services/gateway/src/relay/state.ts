@@ -40,6 +40,16 @@ function tierOf (candidates: Candidate[]): Tier {
   return { candidates, cumulative }
 }
 
+/** The distinct trimmed, non-empty entries of a comma list (channel groups and models). */
+function listOf (text: string): Set<string> {
+  const out = new Set<string>()
+  for (const part of text.split(',')) {
+    const v = part.trim()
+    if (v !== '') out.add(v)
+  }
+  return out
+}
+
 /** Looked up by client-chosen model names: no prototype, so `constructor` maps to nothing. */
 function stringRecord (text: string): Record<string, string> {
   const out = Object.create(null) as Record<string, string>
@@ -65,6 +75,8 @@ export class RelayState {
   /** group -> models it can reach */
   #modelsByGroup = new Map<string, string[]>()
   readonly #listeners: Array<(change: ConfigChange) => void> = []
+  /** Decrypted keys by sealed text, from the last load. */
+  #openedKeys = new Map<string, string[]>()
 
   private readonly db: Kysely<Database>
   private readonly box: SecretBox
@@ -88,28 +100,34 @@ export class RelayState {
     this.options = options
   }
 
+  /**
+   * Channels and the routing table, from the channel rows alone: a channel serves each group x
+   * model of its comma lists at its priority and weight while enabled, the rule the abilities
+   * rows are written by (packages/db replaceAbilities). Reading 10,000 channels is one query of
+   * 10,000 rows, not 200,000 ability rows; keys are decrypted again only when they changed.
+   */
   async loadRouting (): Promise<void> {
-    const [channelRows, abilityRows] = await Promise.all([
-      this.db.selectFrom('channels').selectAll().execute(),
-      this.db.selectFrom('abilities').innerJoin('channels', 'channels.id', 'abilities.channel_id')
-        .select(['abilities.group', 'abilities.model', 'abilities.channel_id', 'abilities.priority', 'abilities.weight'])
-        .where('abilities.enabled', '=', true).where('channels.status', '=', 1)
-        .execute()
-    ])
+    const channelRows = await this.db.selectFrom('channels').selectAll().execute()
     const channels = new Map<number, RelayChannel>()
+    const keys = new Map<string, string[]>()
+    const byKey = new Map<string, Map<number, Candidate[]>>()
+    const models = new Map<string, Set<string>>()
     for (const c of channelRows) {
-      let keys: string[]
-      try {
-        keys = channelKeys(c, this.box)
-      } catch {
-        this.log.error({ channel: c.id }, 'channel key cannot be decrypted with CRYPTO_SECRET; channel skipped')
-        continue
+      let open = this.#openedKeys.get(c.key)
+      if (open === undefined) {
+        try {
+          open = channelKeys(c, this.box)
+        } catch {
+          this.log.error({ channel: c.id }, 'channel key cannot be decrypted with CRYPTO_SECRET; channel skipped')
+          continue
+        }
       }
+      keys.set(c.key, open)
       channels.set(c.id, {
         id: c.id,
         type: c.type,
         name: c.name,
-        keys,
+        keys: open,
         baseUrl: c.base_url.replace(/\/+$/, ''),
         other: c.other,
         organization: c.openai_organization,
@@ -119,26 +137,28 @@ export class RelayState {
         autoBan: c.auto_ban === 1,
         status: c.status
       })
-    }
-    const byKey = new Map<string, Map<number, Candidate[]>>()
-    const models = new Map<string, Set<string>>()
-    for (const a of abilityRows) {
-      if (!channels.has(a.channel_id)) continue
-      const k = `${a.group}\u0000${a.model}`
-      let tiers = byKey.get(k)
-      if (tiers === undefined) byKey.set(k, tiers = new Map())
-      let tier = tiers.get(a.priority)
-      if (tier === undefined) tiers.set(a.priority, tier = [])
-      tier.push({ channelId: a.channel_id, weight: a.weight })
-      let set = models.get(a.group)
-      if (set === undefined) models.set(a.group, set = new Set())
-      set.add(a.model)
+      if (c.status !== 1) continue
+      const served = listOf(c.models)
+      for (const group of listOf(c.group)) {
+        let set = models.get(group)
+        if (set === undefined) models.set(group, set = new Set())
+        for (const model of served) {
+          set.add(model)
+          const k = `${group}\u0000${model}`
+          let tiers = byKey.get(k)
+          if (tiers === undefined) byKey.set(k, tiers = new Map())
+          let tier = tiers.get(c.priority)
+          if (tier === undefined) tiers.set(c.priority, tier = [])
+          tier.push({ channelId: c.id, weight: c.weight })
+        }
+      }
     }
     const routes = new Map<string, Tiers>()
     for (const [k, tiers] of byKey) routes.set(k, [...tiers.entries()].sort((x, y) => y[0] - x[0]).map(([, c]) => tierOf(c)))
     this.channels = channels
+    this.#openedKeys = keys
     this.#routes = routes
-    this.#modelsByGroup = new Map([...models].map(([g, s]) => [g, [...s].sort()]))
+    this.#modelsByGroup = new Map([...models].filter(([, s]) => s.size > 0).map(([g, s]) => [g, [...s].sort()]))
   }
 
   async loadAll (): Promise<void> {
