@@ -109,6 +109,9 @@ export function chatRequest (ctx: Ctx, via: Via, body: string): RequestSpec {
 
 const LOAD_WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
 
+/** CPU (percent of one core) beyond the listed processes above which a scenario is flagged as disturbed. */
+const DISTURBED_REST = 40
+
 /** Runs one job in a fresh load-generator process. */
 export async function runLoad (resources: StackResources, job: LoadJob): Promise<LoadResult> {
   const child = resources.children.forkTs('load', LOAD_WORKER)
@@ -211,6 +214,8 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
   parts['rest'] = Math.max(0, (shares['machine'] ?? 0) - explained)
   result.cpuSplit = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, round(v, 0)]))
   const notes: string[] = []
+  // Kernel work of the scenario's own sockets is usually 10-25% of a core; far more is someone else.
+  if (parts['rest'] > DISTURBED_REST) notes.push(`disturbed: ${round(parts['rest'], 0)}% of a core went to kernel work and processes outside the bench`)
   if (s.via === 'gateway') {
     const settled = await settledCount(stack) - settled0
     result.workerCpuPercent = round(workerUsage.cpuPercent, 0)

@@ -38,6 +38,8 @@ interface Outcome {
   firstByteAt: number
   usage?: Usage
   countedCompletion: number
+  /** A whole answer's text still to count (counted after the client has it). */
+  completionText?: string
   error?: { status: number, message: string }
 }
 
@@ -124,9 +126,10 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   } finally {
     const billable = outcome.answered || outcome.aborted
     // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
+    const count = outcome.usage === undefined && billable ? await exactCounter() : undefined
     const usage: Usage = outcome.usage ?? {
-      promptTokens: billable && body !== undefined ? promptTokensOf(body, await exactCounter()) : 0,
-      completionTokens: outcome.countedCompletion
+      promptTokens: count !== undefined && body !== undefined ? promptTokensOf(body, count) : 0,
+      completionTokens: outcome.countedCompletion + (count !== undefined && outcome.completionText !== undefined ? count(outcome.completionText) : 0)
     }
     const quota = billable ? costOf(price, usage) : 0
     const event: UsageEvent = {
@@ -278,7 +281,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         const data = await readAll(res.body, MAX_ANSWER_BYTES)
         const converted = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
         outcome.usage = converted.usage
-        if (converted.usage === undefined && converted.text !== undefined) outcome.countedCompletion = (await exactCounter())(converted.text)
+        if (converted.usage === undefined) outcome.completionText = converted.text
         outcome.answered = true
         outcome.firstByteAt = Date.now()
         await reply.code(converted.status).header('content-type', converted.contentType).send(converted.body)
