@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadBillingWorkerConfig } from '@modelgate/config'
 import { OptionValues, USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
-import { createDb, migrateToLatest, type SettlementInput, sql } from '@modelgate/db'
+import { createDb, migrateToLatest, type SettlementInput, settleUsage, sql } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { bullConnection } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
@@ -105,6 +105,26 @@ t.test('a gateway batch settles its events together; a malformed one fails the j
   await t.rejects(run({ id: 'b4+2', data: { events: [good, { request_id: 'b5', quota: -1 }] } }, s.deps), { name: 'UnrecoverableError', message: /1 of 2 events malformed/ })
   t.equal((await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota, 1_000_000 - 650, 'the good event of the poisoned batch is billed')
   t.equal((await s.db.selectFrom('logs').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n, 4)
+})
+
+t.test('when Postgres refuses one event of a batch, the others still get their Redis correction and the job is retried', async (t) => {
+  const s = await setup(t)
+  const load = { loadUser: async () => s.user.quota, loadToken: async () => s.token.remain_quota }
+  await s.quota.reserve({ requestId: 'ok-1', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, ...load })
+  await s.quota.reserve({ requestId: 'bad-1', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, ...load })
+  const ok = event({ request_id: 'ok-1', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 400 })
+  const bad = event({ request_id: 'bad-1', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 300 })
+  let refuse = true
+  const deps = { ...s.deps, settle: async (e: SettlementInput, writeLog: boolean) => {
+    if (refuse && e.request_id === 'bad-1') throw new Error('Postgres said no')
+    return await settleUsage(s.db, e, { writeLog })
+  } }
+  await t.rejects(run({ id: 'ok-1+2', data: { events: [ok, bad] } }, deps), { message: 'Postgres said no' })
+  t.equal(await s.quota.balance('user', s.user.id), s.user.quota - 400 - 1000, 'ok-1 corrected to its cost; bad-1 still holds its reservation')
+  refuse = false
+  t.same(await run({ id: 'ok-1+2', data: { events: [ok, bad] } }, deps), { settled: 1, events: 2 }, 'the retry settles the refused one only')
+  t.equal(await s.quota.balance('user', s.user.id), s.user.quota - 700)
+  t.equal((await s.db.selectFrom('users').select('quota').where('id', '=', s.user.id).executeTakeFirstOrThrow()).quota, s.user.quota - 700)
 })
 
 t.test('after 10,000 random events settled in batches, balances equal the sums of the logs', async (t) => {

@@ -35,10 +35,16 @@ function malformed (data: unknown): string {
  */
 async function settleAll (events: readonly UsageEvent[], options: OptionValues, deps: SettleDeps): Promise<SettleOutcome[]> {
   const writeLog = options.bool('LogConsumeEnabled')
-  const users = await Promise.all(events.map(async (event) => deps.settle !== undefined
+  const settled = await Promise.allSettled(events.map(async (event) => deps.settle !== undefined
     ? await deps.settle(event, writeLog)
     : await settleUsage(deps.db, event, { writeLog })))
-  const deltas = await deps.quota.settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  // The events Postgres took get their Redis correction even if another one failed (the job is
+  // then retried for that one; the others change nothing twice).
+  const took = events.filter((_, i) => settled[i]!.status === 'fulfilled')
+  const corrected = await deps.quota.settleMany(took.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failure !== undefined) throw failure.reason
+  const users = settled.map((r) => (r as PromiseFulfilledResult<SettledUser | undefined>).value)
   const threshold = options.num('QuotaRemindThreshold')
   return await Promise.all(events.map(async (event, i) => {
     const user = users[i]
@@ -48,7 +54,7 @@ async function settleAll (events: readonly UsageEvent[], options: OptionValues, 
       const first = await deps.quota.redis.set(`remind:quota:${event.user_id}`, '1', 'EX', REMIND_EVERY_S, 'NX')
       if (first === 'OK') await deps.remind(user, options)
     }
-    return { settled: user !== undefined, delta: deltas[i] }
+    return { settled: user !== undefined, delta: corrected[i] }
   }))
 }
 
