@@ -1,6 +1,5 @@
 import { BlockList, isIP } from 'node:net'
 import { ROLE } from '@modelgate/db'
-import { tokenKeyHash } from '@modelgate/service'
 import type { FastifyRequest } from 'fastify'
 import type { CallerCache, CallerRecord } from './callers.js'
 import { RelayError, RM } from './errors.js'
@@ -43,17 +42,6 @@ function ipAllowed (allow: string[], ip: string): boolean {
   return list.check(plain, family(plain))
 }
 
-/** Key hashes by key, so a busy key is hashed once, not on every request; bounded against key floods. */
-const hashes = new Map<string, string>()
-function hashOf (key: string): string {
-  let hash = hashes.get(key)
-  if (hash === undefined) {
-    if (hashes.size >= 10_000) hashes.clear()
-    hashes.set(key, hash = tokenKeyHash(key))
-  }
-  return hash
-}
-
 /**
  * Authenticates a relay key and applies the token and user checks (SPEC.md section 8), each with
  * its own message. Model and group checks need the model and happen in {@link checkModel}.
@@ -70,7 +58,7 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
     key = pin[1]
     pinnedChannel = Number(pin[2])
   }
-  const record = await cache.find(hashOf(key))
+  const record = await cache.find(key)
   if (record === null) throw unauthorized(RM.invalidKey)
   const { token, user } = record
   if (user.deleted) throw unauthorized(RM.userDeleted)

@@ -1,5 +1,6 @@
 import { tokenCacheKey } from '@modelgate/contracts'
 import { type Database, type Kysely, sql } from '@modelgate/db'
+import { tokenKeyHash } from '@modelgate/service'
 import type { Redis } from 'ioredis'
 
 /** A relay token and its owner, as cached. */
@@ -29,26 +30,31 @@ export interface CallerRecord {
 
 
 const LOCAL_TTL_MS = 60_000
+/** Keys held in process memory; past this the oldest go, so a flood of made-up keys stays bounded. */
+const LOCAL_MAX = 10_000
 const REDIS_TTL_S = 600
 
 /**
- * Token lookups by key hash: process memory (60 s), then Redis (10 min), then Postgres. A
- * console change to a token or a user drops the entries at once through the change channel; the
- * TTLs bound staleness if a message is lost.
+ * Token lookups: process memory by key (60 s; a busy key is not even hashed again), then Redis
+ * (10 min) and Postgres by the key's hash. A console change to a token or a user drops the
+ * entries at once through the change channel; the TTLs bound staleness if a message is lost.
  */
 export class CallerCache {
   readonly #local = new Map<string, { record: CallerRecord | null, at: number }>()
   readonly #db: Kysely<Database>
   readonly #redis: Redis
+  readonly #localMax: number
 
-  constructor (db: Kysely<Database>, redis: Redis) {
+  constructor (db: Kysely<Database>, redis: Redis, opts: { localMax?: number } = {}) {
     this.#db = db
     this.#redis = redis
+    this.#localMax = opts.localMax ?? LOCAL_MAX
   }
 
-  async find (hash: string): Promise<CallerRecord | null> {
-    const local = this.#local.get(hash)
+  async find (key: string): Promise<CallerRecord | null> {
+    const local = this.#local.get(key)
     if (local !== undefined && Date.now() - local.at < LOCAL_TTL_MS) return local.record
+    const hash = tokenKeyHash(key)
     let record: CallerRecord | null
     // The Redis layer only saves Postgres reads: when Redis is down, authentication still works
     // (admission then fails closed at the reservation, which cannot do without Redis).
@@ -59,7 +65,9 @@ export class CallerCache {
       record = await this.#load(hash)
       await this.#redis.set(tokenCacheKey(hash), JSON.stringify(record), 'EX', record === null ? 30 : REDIS_TTL_S).catch(() => {})
     }
-    this.#local.set(hash, { record, at: Date.now() })
+    this.#local.delete(key)
+    if (this.#local.size >= this.#localMax) this.#local.delete(this.#local.keys().next().value!)
+    this.#local.set(key, { record, at: Date.now() })
     return record
   }
 
@@ -92,9 +100,9 @@ export class CallerCache {
 
   /** Drops every entry of a token or a user (after a console change). */
   forget (match: { tokenId?: number, userId?: number }): void {
-    for (const [hash, entry] of this.#local) {
+    for (const [key, entry] of this.#local) {
       if (entry.record === null) continue
-      if (entry.record.token.id === match.tokenId || entry.record.user.id === match.userId) this.#local.delete(hash)
+      if (entry.record.token.id === match.tokenId || entry.record.user.id === match.userId) this.#local.delete(key)
     }
   }
 
