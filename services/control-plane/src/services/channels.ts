@@ -32,7 +32,7 @@ import {
   updateChannelsByTag
 } from '@modelgate/db'
 import { adaptorFor, CHANNEL_TYPE_NAMES, type ChannelConfig, defaultModelsByType, fetchModels } from '@modelgate/providers'
-import { channelKeys, parseJsonObject, testChannels, testOneChannel } from '@modelgate/service'
+import { channelKeys, nameList, parseJsonObject, testChannels, testOneChannel } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import type { Msg } from '../lib/i18n.js'
@@ -95,7 +95,7 @@ function channelView (row: PublicChannel): ChannelView {
 }
 
 const common = <T>(values: T[]): T | undefined => values.every((v) => v === values[0]) ? values[0] : undefined
-const union = (lists: string[]): string => [...new Set(lists.flatMap((l) => splitList(l)))].sort().join(',')
+const union = (lists: string[]): string => [...new Set(lists.flatMap((l) => nameList(l)))].sort().join(',')
 
 function tagRow (tag: string, children: PublicChannel[]): ChannelTagRow {
   const views = children.map(channelView)
@@ -116,12 +116,6 @@ function tagRow (tag: string, children: PublicChannel[]): ChannelTagRow {
 
 // ---------------------------------------------------------------------------------------------
 // Normalising and validating input (SPEC.md section 5)
-
-/** Comma (or line) separated names, or an array of them: trimmed, blanks and duplicates dropped. */
-function splitList (value: string | readonly string[]): string[] {
-  const parts = (typeof value === 'string' ? [value] : value).flatMap((v) => v.split(/[,\n]/))
-  return [...new Set(parts.map((p) => p.trim()).filter((p) => p !== ''))]
-}
 
 /**
  * The credentials of a key field, one per line. A JSON object (a cloud service-account key) is one
@@ -234,9 +228,9 @@ function applyFields (draft: ChannelDraft, body: Fields): ChannelDraft {
   if (body.openai_organization !== undefined) next.openai_organization = body.openai_organization?.trim() || null
   if (body.base_url !== undefined) next.base_url = body.base_url
   if (body.other !== undefined) next.other = body.other.trim()
-  if (body.models !== undefined) next.models = splitList(body.models)
+  if (body.models !== undefined) next.models = nameList(body.models)
   const groups = body.groups ?? body.group
-  if (groups !== undefined) next.groups = splitList(groups)
+  if (groups !== undefined) next.groups = nameList(groups)
   if (body.model_mapping !== undefined) next.model_mapping = body.model_mapping ?? ''
   if (body.status_code_mapping !== undefined) next.status_code_mapping = body.status_code_mapping ?? ''
   if (body.auto_ban !== undefined) next.auto_ban = body.auto_ban === true || body.auto_ban === 1 ? 1 : 0
@@ -270,8 +264,8 @@ function draftOf (row: Channel): ChannelDraft {
     openai_organization: row.openai_organization,
     base_url: row.base_url,
     other: row.other,
-    models: splitList(row.models),
-    groups: splitList(row.group),
+    models: nameList(row.models),
+    groups: nameList(row.group),
     model_mapping: row.model_mapping,
     status_code_mapping: row.status_code_mapping,
     auto_ban: row.auto_ban,
@@ -461,7 +455,7 @@ export async function fixAbilities (app: FastifyInstance): Promise<number> {
 }
 
 const blank = (v: string | readonly string[] | null | undefined): boolean =>
-  v === undefined || v === null || (typeof v === 'string' ? v.trim() === '' : splitList(v).length === 0)
+  v === undefined || v === null || (typeof v === 'string' ? v.trim() === '' : nameList(v).length === 0)
 
 /** `PUT /api/channel/tag`: overwrites the given fields on every channel of the tag; returns how many. */
 export async function editTag (app: FastifyInstance, body: ChannelTagBody): Promise<number> {
@@ -469,8 +463,8 @@ export async function editTag (app: FastifyInstance, body: ChannelTagBody): Prom
   const tag = body.tag.trim()
   if (body.new_tag !== undefined && body.new_tag !== null && body.new_tag.trim() !== tag) patch.tag = body.new_tag.trim() || null
   if (!blank(body.model_mapping)) patch.model_mapping = normalizeModelMapping(body.model_mapping!)
-  if (!blank(body.groups)) patch.group = splitList(body.groups!).join(',')
-  if (!blank(body.models)) patch.models = splitList(body.models!).join(',')
+  if (!blank(body.groups)) patch.group = nameList(body.groups!).join(',')
+  if (!blank(body.models)) patch.models = nameList(body.models!).join(',')
   if (body.priority !== undefined && body.priority !== null) patch.priority = checkPriority(body.priority)
   if (body.weight !== undefined && body.weight !== null) {
     if (body.weight < 0) throw fail(CM.weightNegative)

@@ -2,7 +2,7 @@ import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contr
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
 import type { ChannelConfig } from '@modelgate/providers'
-import { channelKeys, parseJsonObject, type SecretBox } from '@modelgate/service'
+import { channelKeys, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 
@@ -38,16 +38,6 @@ function tierOf (candidates: Candidate[]): Tier {
   let total = 0
   for (const c of candidates) cumulative.push(total += allZero ? 1 : c.weight)
   return { candidates, cumulative }
-}
-
-/** The distinct trimmed, non-empty entries of a comma list (channel groups and models). */
-function listOf (text: string): Set<string> {
-  const out = new Set<string>()
-  for (const part of text.split(',')) {
-    const v = part.trim()
-    if (v !== '') out.add(v)
-  }
-  return out
 }
 
 /** Looked up by client-chosen model names: no prototype, so `constructor` maps to nothing. */
@@ -102,8 +92,9 @@ export class RelayState {
 
   /**
    * Channels and the routing table, from the channel rows alone: a channel serves each group x
-   * model of its comma lists at its priority and weight while enabled, the rule the abilities
-   * rows are written by (packages/db replaceAbilities). Reading 10,000 channels is one query of
+   * model of its lists (read by nameList, which also normalised them when saved) at its priority
+   * and weight while enabled, the rule the abilities rows are written by (packages/db
+   * replaceAbilities). Reading 10,000 channels is one query of
    * 10,000 rows, not 200,000 ability rows; keys are decrypted again only when they changed.
    */
   async loadRouting (): Promise<void> {
@@ -138,8 +129,8 @@ export class RelayState {
         status: c.status
       })
       if (c.status !== 1) continue
-      const served = listOf(c.models)
-      for (const group of listOf(c.group)) {
+      const served = nameList(c.models)
+      for (const group of nameList(c.group)) {
         let set = models.get(group)
         if (set === undefined) models.set(group, set = new Set())
         for (const model of served) {
