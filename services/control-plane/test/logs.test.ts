@@ -56,6 +56,8 @@ t.test('logs and dashboard', async (t) => {
   add(bob, month(-3) + 7 * DAY, { token_name: 'bob-key', channel_id: 3, quota: 17 })
   add(bob, month(-4) + 1 * DAY, { token_name: 'bob-key', channel_id: 3, quota: 18, type: 1 })
   add(carol, now - 7200, { quota: 19, model_name: 'claude-3' })
+  // The same second as alice's tok-b row: the later row (higher id) comes first.
+  add(bob, now - 3600, { token_name: 'bob-key', channel_id: 3, quota: 20 })
   const inserted = await app.db.insertInto('logs').values(seed).returning(['id']).execute()
   const rows: Row[] = seed.map((s, i) => ({
     id: inserted[i]!.id,
