@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadBillingWorkerConfig } from '@modelgate/config'
 import { OptionValues, USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
-import { createDb, migrateToLatest, type SettlementInput, settleUsage, sql } from '@modelgate/db'
+import { createDb, migrateToLatest, type SettlementInput, settleUsage, settleUsageBatch, sql } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { bullConnection } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
@@ -153,6 +153,59 @@ t.test('after 10,000 random events settled in batches, balances equal the sums o
   }
   const buckets = await s.db.selectFrom('quota_data').select(sql<number>`sum(quota)::bigint`.as('s')).executeTakeFirstOrThrow()
   t.equal(Number(buckets.s), events.reduce((a, e) => a + e.quota, 0), 'the dashboard buckets hold the same total')
+})
+
+t.test('batches spread over many users, tokens and channels settle exactly, concurrently, without deadlocks', async (t) => {
+  const s = await setup(t)
+  const users = [s.user, ...await Promise.all([1, 2, 3].map((i) => s.db.insertInto('users').values({ username: `m${i}`, quota: 5_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()))]
+  const tokens = await Promise.all(users.map((u, i) => s.db.insertInto('tokens').values({ user_id: u.id, key_hash: randomUUID(), key_encrypted: 'x', remain_quota: 1_000_000, unlimited_quota: i === 3, deleted_at: null }).returningAll().executeTakeFirstOrThrow()))
+  const channels = await Promise.all(Array.from({ length: 40 }, () => s.db.insertInto('channels').values({ key: 'k', openai_organization: null, tag: null, other_info: {} }).returningAll().executeTakeFirstOrThrow()))
+  const all: UsageEvent[] = []
+  for (let round = 0; round < 15; round++) {
+    // Two batches touching the same rows, listed in opposite orders, settled at the same time.
+    const batch = Array.from({ length: 60 }, (_, i) => {
+      const k = i % users.length
+      return event({ user_id: users[k]!.id, token_id: tokens[k]!.id, unlimited_token: tokens[k]!.unlimited_quota, channel_id: channels[(i * 7 + round) % channels.length]!.id, quota: 1 + ((i * 31 + round * 17) % 900) })
+    })
+    const other = batch.map((e) => ({ ...e, request_id: randomUUID() })).reverse()
+    all.push(...batch, ...other)
+    const [a, b] = await Promise.all([settleUsageBatch(s.db, batch, { writeLog: true }), settleUsageBatch(s.db, other, { writeLog: true })])
+    for (const e of batch) t.ok(a.get(e.request_id) !== undefined, 'each new event reports its payer')
+    for (const e of other) t.ok(b.get(e.request_id) !== undefined)
+  }
+  const sumBy = (key: (e: UsageEvent) => number, id: number, value: (e: UsageEvent) => number = (e) => e.quota) => all.filter((e) => key(e) === id).reduce((n, e) => n + value(e), 0)
+  for (const u of users) {
+    const row = await s.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', u.id).executeTakeFirstOrThrow()
+    t.same(row, { quota: u.quota - sumBy((e) => e.user_id, u.id), used_quota: sumBy((e) => e.user_id, u.id), request_count: all.filter((e) => e.user_id === u.id).length })
+  }
+  for (const tk of tokens) {
+    const row = await s.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', tk.id).executeTakeFirstOrThrow()
+    const used = sumBy((e) => e.token_id, tk.id)
+    t.same(row, { remain_quota: tk.unlimited_quota ? tk.remain_quota : tk.remain_quota - used, used_quota: used }, `token ${tk.id}${tk.unlimited_quota ? ' (unlimited: remain untouched)' : ''}`)
+  }
+  const rows = await s.db.selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', channels.map((c) => c.id)).execute()
+  t.equal(rows.length, channels.length)
+  for (const c of rows) t.equal(c.used_quota, sumBy((e) => e.channel_id, c.id), `channel ${c.id}`)
+  const again = await settleUsageBatch(s.db, all.slice(0, 60), { writeLog: true })
+  t.ok([...again.values()].every((v) => v === undefined), 'a redelivered batch settles nothing')
+  t.equal(Number((await s.db.selectFrom('logs').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n), all.length)
+})
+
+t.test('a batch keeps every character of names, messages and prices in its log rows', async (t) => {
+  const s = await setup(t)
+  const odd = 'a"b\\c,{d} e\'f NULL 你好 🎉'
+  const events = [
+    event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, username: odd, token_name: `${odd}-t`, model_name: 'm,{1}', group: '"g"', ip: '::1' }),
+    event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, outcome: 'failed', quota: 0, error: { status: 400, message: `bad "input": ${odd}` }, price: { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1, model_price: -1 } })
+  ]
+  await settleUsageBatch(s.db, events, { writeLog: true })
+  const rows = await s.db.selectFrom('logs').selectAll().orderBy('id').execute()
+  t.match(rows, [
+    { username: odd, token_name: `${odd}-t`, model_name: 'm,{1}', group: '"g"', ip: '::1', type: 2, quota: 400, request_id: events[0]!.request_id, content: '', is_stream: false },
+    { type: 5, quota: 0, content: `bad "input": ${odd}` }
+  ])
+  t.match(rows[1]!.other, { model_ratio: 0.075, completion_ratio: 4, outcome: 'failed', admin_info: { use_channel: [s.channel.id] } })
+  t.equal((await s.db.selectFrom('settlements').select('request_id').execute()).length, 2)
 })
 
 t.test('the running worker settles what the gateway queued', async (t) => {
