@@ -10,27 +10,37 @@ import type { Redis } from 'ioredis'
 export const balanceKey = (kind: 'user' | 'token', id: number): string => `bal:${kind === 'user' ? 'u' : 't'}:${id}`
 export const reservationKey = (requestId: string): string => `resv:${requestId}`
 
-// One script checks both balances and takes the amount from both, or from neither
-// (DESIGN.md invariant 2). Missing balances are reported so the caller can load them.
+// Each reservation checks both balances and takes the amount from both, or from neither
+// (DESIGN.md invariant 2); missing balances are reported so the caller can load them. One run
+// takes any number of reservations (keys in threes, arguments in fives), one after another, so
+// the reservations of a busy moment cost one command instead of one each.
 const RESERVE = `
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'DUP', 0, 0} end
-local amount = tonumber(ARGV[1])
-local unlimited = ARGV[2] == '1'
-local ub = redis.call('GET', KEYS[1])
-if not ub then return {'MISS_USER', 0, 0} end
-ub = tonumber(ub)
-local tb = 0
-if not unlimited then
-  tb = redis.call('GET', KEYS[2])
-  if not tb then return {'MISS_TOKEN', 0, 0} end
-  tb = tonumber(tb)
+local function reserve (uk, tk, rk, text, unlimited, ttl, uid, tid)
+  local amount = tonumber(text)
+  if redis.call('EXISTS', rk) == 1 then return {'DUP', 0, 0} end
+  local ub = redis.call('GET', uk)
+  if not ub then return {'MISS_USER', 0, 0} end
+  ub = tonumber(ub)
+  local tb = 0
+  if not unlimited then
+    tb = redis.call('GET', tk)
+    if not tb then return {'MISS_TOKEN', 0, 0} end
+    tb = tonumber(tb)
+  end
+  if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
+  if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
+  redis.call('DECRBY', uk, text)
+  if not unlimited then redis.call('DECRBY', tk, text) end
+  redis.call('SET', rk, text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid, 'EX', ttl)
+  return {'OK', ub - amount, tb - amount}
 end
-if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
-if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
-redis.call('DECRBY', KEYS[1], amount)
-if not unlimited then redis.call('DECRBY', KEYS[2], amount) end
-redis.call('SET', KEYS[3], ARGV[1] .. '|' .. ARGV[2] .. '|' .. ARGV[4] .. '|' .. ARGV[5], 'EX', tonumber(ARGV[3]))
-return {'OK', ub - amount, tb - amount}
+local out = {}
+for i = 1, #KEYS / 3 do
+  local k = 3 * i - 2
+  local a = 5 * i - 4
+  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], ARGV[a], ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4])
+end
+return out
 `
 
 // Sets a balance only if it still holds the value the caller read (reconciliation must not
@@ -90,11 +100,13 @@ export interface ReserveRequest {
   loadToken: () => Promise<number>
 }
 
-type ReserveArgs = [userKey: string, tokenKey: string, reservationKey: string, amount: number, unlimited: string, ttl: number, userId: number, tokenId: number]
-interface PendingReserve { args: ReserveArgs, resolve: (v: [string, number, number]) => void, reject: (err: unknown) => void }
+type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string]
+type ReserveArgs = readonly [amount: number, unlimited: '1' | '0', ttl: number, userId: number, tokenId: number]
+type ReserveReply = [string, number, number]
+interface PendingReserve { keys: ReserveKeys, args: ReserveArgs, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
 
 interface Scripts {
-  mgReserve: (...args: ReserveArgs) => Promise<[string, number, number]>
+  mgReserve: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<ReserveReply[]>
   mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<Array<[number, number]>>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
   mgCas: (k1: string, expected: string, value: string) => Promise<number>
@@ -114,7 +126,7 @@ export class QuotaStore {
   }
 
   constructor (redis: Redis) {
-    redis.defineCommand('mgReserve', { numberOfKeys: 3, lua: RESERVE })
+    redis.defineCommand('mgReserve', { lua: RESERVE })
     redis.defineCommand('mgSettle', { lua: SETTLE })
     redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
     redis.defineCommand('mgCas', { numberOfKeys: 1, lua: COMPARE_AND_SET })
@@ -125,7 +137,7 @@ export class QuotaStore {
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
     const keys = [balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId)] as const
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, ub, tb] = await this.#reserveScript([...keys, r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId])
+      const [status, ub, tb] = await this.#reserveScript(keys, [r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId])
       switch (status) {
         case 'OK': return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
@@ -145,14 +157,14 @@ export class QuotaStore {
   }
 
   /**
-   * Runs the reservation script. The calls made while the event loop handles one round of I/O
-   * (a busy gateway parses many requests in one) go to Redis as one pipeline, in one write, at
-   * the end of that round: one system call instead of one per request, and no waiting beyond
-   * the round. Each call is still its own atomic script run.
+   * Queues one reservation for the script. The reservations asked for while the event loop
+   * handles one round of I/O (a busy gateway parses many requests in one) go to Redis together
+   * at the end of that round, as one script run: one command, one write and one reply instead of
+   * one each, and no waiting beyond the round. Each reservation is still all-or-nothing.
    */
-  #reserveScript (args: ReserveArgs): Promise<[string, number, number]> {
+  #reserveScript (keys: ReserveKeys, args: ReserveArgs): Promise<ReserveReply> {
     return new Promise((resolve, reject) => {
-      this.#reserving.push({ args, resolve, reject })
+      this.#reserving.push({ keys, args, resolve, reject })
       if (this.#reserving.length === 1) setImmediate(() => { this.#sendReserves() })
     })
   }
@@ -160,18 +172,17 @@ export class QuotaStore {
   #sendReserves (): void {
     const batch = this.#reserving
     this.#reserving = []
-    if (batch.length === 1) {
-      const [one] = batch as [PendingReserve]
-      this.#redis.mgReserve(...one.args).then(one.resolve, one.reject)
-      return
+    const keys: string[] = []
+    const args: Array<string | number> = []
+    for (const b of batch) {
+      keys.push(...b.keys)
+      args.push(...b.args)
     }
-    const pipeline = this.#redis.pipeline() as ReturnType<Redis['pipeline']> & { mgReserve: (...args: ReserveArgs) => unknown }
-    for (const b of batch) pipeline.mgReserve(...b.args)
-    pipeline.exec().then((results) => {
+    this.#redis.mgReserve(keys.length, ...keys, ...args).then((replies) => {
       batch.forEach((b, i) => {
-        const [err, value] = results?.[i] ?? [new Error('no reply from the pipeline'), undefined]
-        if (err !== null) b.reject(err)
-        else b.resolve(value as [string, number, number])
+        const reply = replies[i]
+        if (reply === undefined) b.reject(new Error('no reply for a reservation'))
+        else b.resolve(reply)
       })
     }, (err: unknown) => { for (const b of batch) b.reject(err) })
   }

@@ -77,6 +77,45 @@ t.test('a batch settles many reservations in one call, each exactly once', async
   t.same(await quota.settleMany([]), [])
 })
 
+t.test('reservations asked for in one tick go to Redis as one script run, each all-or-nothing', async (t) => {
+  const { quota } = await store(t)
+  const redis = quota.redis as Redis & { sendCommand: (cmd: { name: string }) => unknown }
+  const send = redis.sendCommand.bind(redis)
+  const scripts: string[] = []
+  redis.sendCommand = (cmd) => {
+    if (cmd.name === 'evalsha' || cmd.name === 'eval') scripts.push(cmd.name)
+    return send(cmd)
+  }
+  // User 1 holds 1000 (loaded on the first miss), user 2 holds 250; token 7 only 30.
+  const load = (n: number) => async () => n
+  const asks = [
+    ...Array.from({ length: 12 }, (_, i) => req({ requestId: `u1-${i}`, amount: 100, loadUser: load(1000) })),
+    ...Array.from({ length: 4 }, (_, i) => req({ requestId: `u2-${i}`, userId: 2, tokenId: 2, amount: 100, loadUser: load(250) })),
+    req({ requestId: 'tok7', userId: 2, tokenId: 7, amount: 40, loadUser: load(250), loadToken: load(30) })
+  ]
+  const outcomes = await Promise.all(asks.map(async (a) => await quota.reserve(a)))
+  t.equal(outcomes.filter((o, i) => o.ok && i < 12).length, 10, 'user 1: ten of twelve 100-unit reservations fit in 1000')
+  t.equal(outcomes.filter((o, i) => o.ok && i >= 12 && i < 16).length, 2, 'user 2: two of four fit in 250')
+  t.match(outcomes[16], { ok: false, reason: 'token_quota' }, 'a token too small refuses without touching the user')
+  t.equal(await quota.balance('user', 1), 0)
+  t.equal(await quota.balance('user', 2), 50)
+  t.equal(await quota.balance('token', 7), 30)
+  t.ok(scripts.length < asks.length, `misses retry per round, not per reservation (${scripts.length} runs for ${asks.length} reservations)`)
+
+  // Every balance is cached now, so a tick's reservations make exactly one run.
+  await quota.adjust('user', 1, 500)
+  await quota.adjust('token', 1, 500)
+  scripts.length = 0
+  const cached = await Promise.all([
+    ...Array.from({ length: 8 }, async (_, i) => await quota.reserve(req({ requestId: `c-${i}`, amount: 100 }))),
+    quota.reserve(req({ requestId: 'c-0', amount: 1 }))
+  ])
+  t.same(cached.map((o) => o.ok), [true, true, true, true, true, false, false, false, false], 'in order: five of eight fit in the 500 added')
+  t.match(cached[8], { ok: false, reason: 'duplicate' }, 'a request id reserved earlier in the same run is refused')
+  t.equal(scripts.length, 1, 'nine reservations of one tick, one script run')
+  t.equal(await quota.balance('user', 1), 0)
+})
+
 t.test('a reused request id is refused while its reservation is open', async (t) => {
   const { quota } = await store(t)
   t.ok((await quota.reserve(req({ requestId: 'same' }))).ok)
