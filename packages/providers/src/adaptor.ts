@@ -94,14 +94,16 @@ export interface ConvertedResponse {
  * (it must not keep the whole answer).
  */
 export interface StreamConverter {
-  /** Bytes from the upstream in; bytes for the client out ('' when nothing to send yet). */
-  push: (chunk: Buffer) => string
+  /** Bytes from the upstream in; bytes for the client out (empty when nothing to send yet). */
+  push: (chunk: Buffer) => Buffer
   /** The upstream ended: anything left to send (for example the final `data: [DONE]`). */
-  end: () => string
+  end: () => Buffer
   /** Usage, once the upstream has reported it. */
   usage: () => Usage | undefined
   /** Completion text seen since the last call (for counting when usage never comes). */
   takeText: () => string
+  /** Roughly how much text takeText() would return now (bytes held for it), to bound memory. */
+  untakenBytes: () => number
   /** True once the upstream signalled a normal end (OpenAI `[DONE]`, Anthropic `message_stop`, ...). */
   finished: () => boolean
 }

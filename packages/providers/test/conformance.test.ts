@@ -136,14 +136,14 @@ async function relay (res: Response, converter: StreamConverter): Promise<Relaye
   try {
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
       relayed.chunks.push(next.value)
-      relayed.out += converter.push(Buffer.from(next.value))
+      relayed.out += converter.push(Buffer.from(next.value)).toString()
       relayed.text += converter.takeText()
       relayed.finishedAfter.push(converter.finished())
     }
   } catch (err) {
     relayed.error = err
   }
-  relayed.tail = converter.end()
+  relayed.tail = converter.end().toString()
   relayed.text += converter.takeText()
   return relayed
 }

@@ -18,7 +18,7 @@ const chat = (over: Partial<RelayRequest> = {}): RelayRequest => ({ endpoint: 'c
 /** Pushes `text` one UTF-8 byte at a time; returns what the client would receive. */
 function pushBytes (converter: StreamConverter, text: string): string {
   let out = ''
-  for (const byte of Buffer.from(text)) out += converter.push(Buffer.from([byte]))
+  for (const byte of Buffer.from(text)) out += converter.push(Buffer.from([byte])).toString()
   return out
 }
 
@@ -40,17 +40,85 @@ t.test('multi-line data, id and retry fields, and comments', async (t) => {
 
 t.test('end() forwards a complete last event without its blank line and drops a cut one', async (t) => {
   const complete = adaptor.createStream(channel, chat())
-  t.equal(complete.push(Buffer.from('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\ndata: [DONE]')), 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n')
-  t.equal(complete.end(), 'data: [DONE]\n\n')
+  t.equal(complete.push(Buffer.from('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\ndata: [DONE]')).toString(), 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n')
+  t.equal(complete.end().toString(), 'data: [DONE]\n\n')
   t.ok(complete.finished())
   t.same(complete.usage(), { promptTokens: 3, completionTokens: 4 })
 
   const cut = adaptor.createStream(channel, chat())
-  t.equal(cut.push(Buffer.from('data: {"choices":[{"delta":{"content":"caf')), '')
-  t.equal(cut.push(Buffer.from([0xc3])), '', 'half of é')
-  t.equal(cut.end(), '')
+  t.equal(cut.push(Buffer.from('data: {"choices":[{"delta":{"content":"caf')).length, 0)
+  t.equal(cut.push(Buffer.from([0xc3])).length, 0, 'half of é')
+  t.equal(cut.end().length, 0)
   t.notOk(cut.finished())
   t.equal(cut.takeText(), '')
+})
+
+t.test('any stream, cut anywhere: the normal form of each complete event, its text in order, its usage', async (t) => {
+  let seed = 11
+  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n }
+  for (let round = 0; round < 200; round++) {
+    let wire = ''
+    let expected = ''
+    let text = ''
+    let usage: { promptTokens: number, completionTokens: number } | undefined
+    const events = 1 + rand(12)
+    for (let i = 0; i < events; i++) {
+      const eol = ['\n', '\n', '\n', '\r\n', '\r'][rand(5)]!
+      const word = ['Hé', 'llo', ' 你好', ' 🎉', '"q"', '\\n'][rand(6)]!
+      const kind = rand(6)
+      if (kind === 0) {
+        wire += `: keep-alive${eol}${eol}`
+        continue
+      }
+      let payload: string
+      let name: string | undefined
+      if (kind === 1) {
+        usage = { promptTokens: 1 + rand(50), completionTokens: rand(50) }
+        payload = JSON.stringify({ choices: [], usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens } })
+      } else if (kind === 2) {
+        name = 'response.output_text.delta'
+        payload = JSON.stringify({ type: name, delta: word })
+        text += word
+      } else {
+        payload = JSON.stringify({ choices: [{ index: 0, delta: { content: word } }], usage: null })
+        text += word
+      }
+      // Data split over two lines (still one JSON value), `data:` without its space, extra fields.
+      const lines = rand(4) === 0 ? [payload.slice(0, 1), payload.slice(1)] : [payload]
+      if (rand(5) === 0) wire += `id: ${i}${eol}`
+      if (name !== undefined) wire += `event: ${name}${eol}`
+      for (const line of lines) wire += `data:${rand(4) === 0 ? '' : ' '}${line}${eol}`
+      wire += eol
+      expected += `${name === undefined ? '' : `event: ${name}\n`}${lines.map((l) => `data: ${l}\n`).join('')}\n`
+    }
+    wire += 'data: [DONE]\n\n'
+    expected += 'data: [DONE]\n\n'
+    const bytes = Buffer.from(wire)
+    const converter = adaptor.createStream(channel, chat())
+    const out: Buffer[] = []
+    for (let at = 0; at < bytes.length;) {
+      const size = 1 + rand(rand(3) === 0 ? 4 : 80)
+      out.push(converter.push(bytes.subarray(at, at + size)))
+      at += size
+    }
+    out.push(converter.end())
+    if (Buffer.concat(out).toString() !== expected) t.fail(`round ${round}: ${JSON.stringify(wire)}`)
+    const bytesHeld = converter.untakenBytes()
+    if (converter.takeText() !== text || (text !== '' && bytesHeld === 0) || converter.untakenBytes() !== 0) t.fail(`round ${round}: text`)
+    if (JSON.stringify(converter.usage()) !== JSON.stringify(usage) || !converter.finished()) t.fail(`round ${round}: usage or end`)
+  }
+  t.pass('200 random streams cut at random places')
+})
+
+t.test('events already in normal form leave as the very bytes received', async (t) => {
+  const converter = adaptor.createStream(channel, chat())
+  const input = Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"delta":{"content":"b"}}]}\n\n')
+  const out = converter.push(input)
+  t.equal(out.buffer, input.buffer, 'a slice of the input, not a copy')
+  t.equal(out.byteOffset, input.byteOffset)
+  t.equal(out.length, input.length)
+  t.ok(converter.untakenBytes() > 0, 'the plain chunks are held unparsed for takeText()')
+  t.equal(converter.takeText(), 'ab')
 })
 
 t.test('stream text includes reasoning and tool arguments; a later null usage keeps the earlier one', async (t) => {
