@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
+import { lazyRequestLogger } from './request-logger.js'
 import { buildValidator } from './validation.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
@@ -33,6 +34,7 @@ export function fastifyOptions (service: string, logLevel: string, opts: { trust
     logger: loggerOptions({ service, level: logLevel }),
     requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyRequestLogger,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,

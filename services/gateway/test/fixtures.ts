@@ -120,6 +120,8 @@ export interface UpstreamBehaviour {
   usage?: Record<string, unknown>
   /** Cut the stream after this many chunks, without [DONE]. */
   dieAfter?: number
+  /** Keep the connection open this long after [DONE] before ending the body. */
+  holdAfterDoneMs?: number
 }
 
 export interface FakeOpenAI {
@@ -167,7 +169,13 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
       if (includeUsage && b.noUsage !== true) {
         res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: { prompt_tokens: 11, completion_tokens: n * 2, total_tokens: 11 + n * 2 } })}\n\n`)
       }
-      res.end('data: [DONE]\n\n')
+      if (b.holdAfterDoneMs === undefined) {
+        res.end('data: [DONE]\n\n')
+        return
+      }
+      res.write('data: [DONE]\n\n')
+      await new Promise((r) => setTimeout(r, b.holdAfterDoneMs))
+      res.end()
       return
     }
     if (path === '/v1/responses' && json['stream'] === true) {

@@ -164,6 +164,28 @@ t.test('without upstream usage the bill is an exact token count; the reservation
   t.equal(event!.reserved, Math.round((estimate + 50 * 4) * 0.075) + 500, 'reserved on the byte estimate, max_tokens and PreConsumedQuota')
 })
 
+t.test('a long stream without usage is counted in slices while it flows, and reaches the client whole', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t, { noUsage: true, chunks: 2500 })
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await reload(app)
+  const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
+  let text = ''
+  for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'count' }] })) {
+    text += chunk.choices[0]?.delta.content ?? ''
+  }
+  const expected = Array.from({ length: 2500 }, (_, i) => `word${i} `).join('')
+  t.equal(text, expected, 'every word, in order')
+  const [event] = await usageEvents(app)
+  t.match(event, { usage_source: 'counted', outcome: 'success' })
+  // Counted slice by slice (about 64 KB of events each): a slice boundary may split what one
+  // count of the whole text would merge, so the sum is within a hair of it.
+  const whole = countTokens(expected)
+  t.ok(Math.abs(event!.completion_tokens - whole) <= whole * 0.01, `${event!.completion_tokens} tokens counted, ${whole} for the whole text at once`)
+})
+
 t.test('closing the gateway answers the request in flight, publishes its event and lets its connection go', async (t) => {
   const { app, url } = await buildGateway(t)
   const upstream = await fakeOpenAI(t, { noUsage: true, delayMs: 300 })
@@ -233,6 +255,26 @@ t.test('an upstream that dies mid-stream ends the client\'s stream with an error
   t.notMatch(text, /\[DONE\]/, 'no clean finish')
   const events = await usageEvents(app)
   t.match(events, [{ outcome: 'aborted' }])
+})
+
+t.test('the client\'s stream ends with the upstream\'s [DONE], not when the upstream gets round to closing', async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t, { chunks: 4, holdAfterDoneMs: 1500 })
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
+  await reload(app)
+  const started = performance.now()
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'x' }] })
+  })
+  const text = await res.text()
+  const took = performance.now() - started
+  t.ok(took < 1000, `the answer ended after ${Math.round(took)} ms, before the upstream's body (1,500 ms)`)
+  t.match(text, /word3[\s\S]*"usage":\{"prompt_tokens":11,"completion_tokens":8[\s\S]*data: \[DONE\]\n\n$/)
+  const events = await usageEvents(app)
+  t.match(events, [{ outcome: 'success', usage_source: 'upstream', prompt_tokens: 11, completion_tokens: 8 }], 'billed once the upstream ended, from its usage')
 })
 
 t.test('token and user checks each answer with their own message', async (t) => {

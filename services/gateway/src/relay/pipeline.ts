@@ -23,7 +23,7 @@ export interface RelayDeps {
 
 /** How long an unsettled reservation may live before reconciliation takes over. */
 const RESERVATION_TTL_S = 6 * 3600
-/** Streamed text held before it is counted (when the upstream may report no usage). */
+/** Streamed bytes held for counting before they are counted (when the upstream may report no usage). */
 const COUNT_SLICE = 64 * 1024
 /** Largest non-streamed upstream answer the gateway will hold. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024
@@ -256,7 +256,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           continue
         }
         if (res.status < 200 || res.status >= 300) {
-          const text = await readText(res.body).catch(() => '')
+          const text = await readText(res).catch(() => '')
           const failure = adaptor.classifyFailure(res.status, text)
           req.log.warn({ channel: channel.id, status: res.status, action: failure.action }, 'upstream refused')
           if (failure.action === 'disable') await autoDisable(deps, channel, `${res.status}: ${failure.message}`)
@@ -278,7 +278,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           }
           return
         }
-        const data = await readAll(res.body, MAX_ANSWER_BYTES)
+        const data = await readAll(res, MAX_ANSWER_BYTES)
         const converted = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
         outcome.usage = converted.usage
         if (converted.usage === undefined) outcome.completionText = converted.text
@@ -316,42 +316,92 @@ async function pipeStream (
 ): Promise<'done' | 'retry'> {
   const out = reply.raw
   let started = false
-  const write = async (text: string) => {
-    if (text === '' || clientGone.aborted) return
-    if (!started) {
-      started = true
-      outcome.firstByteAt = Date.now()
-      reply.hijack()
-      out.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no'
-      })
-    }
-    if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')])
+  const begin = () => {
+    started = true
+    outcome.firstByteAt = Date.now()
+    reply.hijack()
+    out.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no'
+    })
+  }
+  const write = async (data: Buffer | string) => {
+    if (data.length === 0 || clientGone.aborted) return
+    if (!started) begin()
+    if (!out.write(data)) await Promise.race([once(out, 'drain'), once(out, 'close')])
   }
   let upstreamError = false
-  // The streamed text is counted only if the upstream reports no usage (most do): it is held
-  // here and counted in slices of COUNT_SLICE characters, so memory stays bounded either way.
-  let uncounted = ''
-  try {
-    for await (const chunk of res.body) {
-      await write(conv.push(chunk as Buffer))
-      uncounted += conv.takeText()
-      if (uncounted.length > COUNT_SLICE) {
-        outcome.countedCompletion += (await exactCounter())(uncounted)
-        uncounted = ''
-      }
-      if (clientGone.aborted) break
-    }
-  } catch {
-    upstreamError = !clientGone.aborted
+  // Set once the upstream's end marker ([DONE], response.completed, ...) has gone to the client
+  // together with the end of the response: the client is done as soon as the upstream said so,
+  // not when the upstream's connection gets round to ending the body.
+  let closed = false
+  // Reasons the upstream's flow is stopped (a full client socket, a slice being counted); it
+  // flows again when none is left.
+  let holds = 0
+  const hold = () => { holds++ }
+  const release = () => { if (--holds === 0) res.resume() }
+  let draining = false
+  let counting = Promise.resolve()
+  // The chunks the upstream's connection delivers at once (one read, many HTTP chunks) leave in
+  // one write: corked until the end of the tick, so nothing waits beyond the chunks at hand.
+  let corked = false
+  const uncork = () => {
+    corked = false
+    out.uncork()
   }
+  try {
+    await res.read((chunk) => {
+      if (clientGone.aborted) return true
+      // Never after the end: the socket may serve the client's next request by the next tick.
+      if (!corked && !closed) {
+        corked = true
+        out.cork()
+        process.nextTick(uncork)
+      }
+      const data = conv.push(chunk)
+      if (!closed && conv.finished()) {
+        closed = true
+        if (!started) begin()
+        out.end(data)
+      } else if (!closed && data.length > 0) {
+        if (!started) begin()
+        if (!out.write(data) && !draining) {
+          draining = true
+          hold()
+          const drained = () => {
+            out.off('drain', drained)
+            out.off('close', drained)
+            draining = false
+            release()
+          }
+          out.on('drain', drained)
+          out.on('close', drained)
+        }
+      }
+      // The streamed text is counted only if the upstream reports no usage (most do); the
+      // converter holds it (unread) until then, and it is counted in slices of COUNT_SLICE
+      // bytes, so memory stays bounded either way.
+      if (conv.untakenBytes() > COUNT_SLICE) {
+        const text = conv.takeText()
+        hold()
+        counting = counting.then(async () => { outcome.countedCompletion += (await exactCounter())(text) }).finally(release)
+      }
+      return holds === 0
+    })
+  } catch {
+    upstreamError = !clientGone.aborted && !closed
+  }
+  if (closed) conv.end()
+  await counting
   outcome.usage = conv.usage()
-  if (outcome.usage === undefined) outcome.countedCompletion += (await exactCounter())(uncounted)
+  if (outcome.usage === undefined) outcome.countedCompletion += (await exactCounter())(conv.takeText())
+  if (closed) {
+    outcome.answered = true
+    return 'done'
+  }
   if (clientGone.aborted) {
-    res.body.destroy()
     outcome.aborted = true
     if (started && !out.writableEnded) out.end()
     return 'done'
