@@ -58,6 +58,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #resumeCall: (() => void) | undefined
   #early: Buffer[] = []
   #reader: ((chunk: Buffer) => boolean) | undefined
+  /** The reader stopped the flow: chunks wait until resume(). */
+  #held = false
   #end: { resolve: () => void, reject: (err: Error) => void } | undefined
   #outcome: 'open' | 'complete' | Error = 'open'
   #started = false
@@ -90,9 +92,14 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   }
 
   onData (chunk: Buffer): boolean {
-    if (this.#reader !== undefined) return this.#reader(chunk)
-    this.#early.push(chunk)
-    return true
+    if (this.#reader === undefined || this.#held) {
+      // No reader yet, or one that stopped the flow: the chunk waits (and the flow stops).
+      this.#early.push(chunk)
+      return this.#reader === undefined
+    }
+    if (this.#reader(chunk)) return true
+    this.#held = true
+    return false
   }
 
   onComplete (): void {
@@ -110,8 +117,20 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#clientGone.off('abort', this.#onGone)
     const end = this.#end
     if (end === undefined) return
-    if (outcome === 'complete') end.resolve()
-    else end.reject(outcome)
+    // A complete body still has chunks waiting for a stopped reader: it ends once they are taken.
+    if (outcome === 'complete') { if (this.#early.length === 0) end.resolve() } else end.reject(outcome)
+  }
+
+  /** Hands the waiting chunks to the reader; false when it stopped the flow before the last. */
+  #drain (): boolean {
+    this.#held = false
+    while (this.#early.length > 0) {
+      if (!this.#reader!(this.#early.shift()!)) {
+        this.#held = true
+        return false
+      }
+    }
+    return true
   }
 
   /**
@@ -122,20 +141,18 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   async read (take: (chunk: Buffer) => boolean): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       this.#end = { resolve, reject }
-      const early = this.#early
-      this.#early = []
-      // Chunks that came before the reader: handed over at once (the parser was not paused for
-      // them, so a reader asking to pause may see a few more before the flow stops).
-      for (const chunk of early) take(chunk)
       this.#reader = take
-      if (this.#outcome === 'complete') resolve()
-      else if (this.#outcome !== 'open') reject(this.#outcome)
+      // Chunks that came before the reader, in order, as far as the reader takes them.
+      const drained = this.#drain()
+      if (this.#outcome === 'complete') { if (drained) resolve() } else if (this.#outcome !== 'open') reject(this.#outcome)
     })
   }
 
   /** Lets the body flow again after the reader returned false. */
   resume (): void {
-    this.#resumeCall?.()
+    if (this.#reader === undefined || !this.#drain()) return
+    if (this.#outcome === 'complete') this.#end?.resolve()
+    else this.#resumeCall?.()
   }
 
   /** Stops the call (its reader then rejects with `err`). */
