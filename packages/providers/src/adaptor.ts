@@ -40,6 +40,8 @@ export interface ChannelConfig {
   organization: string | null
   /** Parsed `setting` JSON (types 8 and 45); {} when empty. */
   setting: Readonly<Record<string, unknown>>
+  /** http(s)://, socks5:// or socks5h:// proxy for this channel's upstream calls; empty or absent: direct. */
+  proxyUrl?: string
 }
 
 /** An inbound request, after routing and model mapping. */

@@ -26,5 +26,6 @@ export {
   type UrlContext,
   type UrlTarget
 } from './openai-compatible/index.js'
+export { upstreamDispatcher } from './dispatcher.js'
 export { fetchModels, testChannel } from './probe.js'
 export type { ChannelTestResult } from './probe.js'

@@ -1,4 +1,6 @@
+import { fetch, type Response } from 'undici'
 import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
+import { upstreamDispatcher } from './dispatcher.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
 export interface ChannelTestResult {
@@ -50,10 +52,11 @@ async function readCapped (res: Response, maxBytes: number, abort: AbortControll
   return Buffer.concat(chunks)
 }
 
-async function call (up: UpstreamRequest, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
+async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
   const abort = new AbortController()
   // The timeout covers reading the body too, not only the headers.
   const res = await fetch(up.url, {
+    dispatcher: upstreamDispatcher(proxyUrl),
     method: up.method,
     headers: up.headers,
     body: up.body === undefined ? undefined : typeof up.body === 'string' ? up.body : new Uint8Array(up.body),
@@ -82,7 +85,7 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
   const started = Date.now()
   try {
     const req = adaptor.testRequest(channel, model)
-    const res = await call(adaptor.buildRequest(channel, req), timeoutMs, TEST_ANSWER_MAX_BYTES)
+    const res = await call(adaptor.buildRequest(channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) return { ok: false, ms, message: adaptor.classifyFailure(res.status, res.body.toString('utf8')).message }
     adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
@@ -102,7 +105,7 @@ export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelCon
   if (up === undefined) return undefined
   let res: { status: number, contentType: string, body: Buffer }
   try {
-    res = await call(up, timeoutMs, MODEL_LIST_MAX_BYTES)
+    res = await call(up, channel.proxyUrl, timeoutMs, MODEL_LIST_MAX_BYTES)
   } catch (err) {
     throw new Error(failureMessage(err, timeoutMs), { cause: err })
   }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { httpTestProxy, socksTestProxy } from '@modelgate/testing'
 import { adaptorFor, fetchModels, testChannel } from '../src/index.js'
 
 t.test('a channel test times a real request and reports failures; model lists are fetched', async (t) => {
@@ -32,4 +33,43 @@ t.test('a channel test times a real request and reports failures; model lists ar
   mode = 'slow'
   t.match(await testChannel(openai, channel, 'gpt-4o-mini', 300), { ok: false, message: 'no answer within 300 ms' })
   t.same(await fetchModels(openai, channel), ['gpt-4o-mini', 'o3'])
+})
+
+t.test("a channel's proxy carries its tests and model lists: HTTP with credentials, SOCKS5, SOCKS5h", async (t) => {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`)
+    res.writeHead(200, { 'content-type': 'application/json' })
+    if (req.url === '/v1/models') res.end(JSON.stringify({ object: 'list', data: [{ id: 'via-proxy', object: 'model' }] }))
+    else res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const port = (server.address() as AddressInfo).port
+  const openai = adaptorFor(1)!
+  const base = { id: 1, type: 1, key: 'sk-x', other: '', organization: null, setting: {} }
+
+  const http = await httpTestProxy(t, 'alice:s3cret')
+  const viaHttp = { ...base, baseUrl: `http://127.0.0.1:${port}`, proxyUrl: http.url }
+  t.match(await testChannel(openai, viaHttp, 'm'), { ok: true })
+  t.same(await fetchModels(openai, viaHttp), ['via-proxy'])
+  t.same(http.targets, [`http://127.0.0.1:${port}/v1/chat/completions`, `http://127.0.0.1:${port}/v1/models`], 'both calls went through the HTTP proxy, with its credentials')
+  t.equal(http.refused, 0)
+  const wrongPassword = { ...viaHttp, proxyUrl: http.url.replace('s3cret', 'nope') }
+  t.match(await testChannel(openai, wrongPassword, 'm'), { ok: false }, 'the proxy refusing the credentials fails the test')
+  t.equal(http.refused, 1)
+
+  const socks = await socksTestProxy(t, 'bob:pw')
+  // A host name only the proxy resolves (localhost here): socks5h's point.
+  const viaSocks = { ...base, baseUrl: `http://localhost:${port}`, proxyUrl: socks.url.replace('socks5:', 'socks5h:') }
+  t.match(await testChannel(openai, viaSocks, 'm'), { ok: true })
+  t.same(await fetchModels(openai, viaSocks), ['via-proxy'])
+  t.match(await testChannel(openai, { ...viaSocks, proxyUrl: socks.url }, 'm'), { ok: true }, 'socks5:// as well')
+  t.ok(socks.targets.length >= 2, 'the SOCKS proxy made the connections')
+  t.ok(socks.targets.every((target) => target === `localhost:${port}`), 'and got the host name, not an address')
+  t.equal(seen.length, 5, 'every call that passed a proxy reached the upstream')
+
+  const deadProxy = { ...base, baseUrl: `http://127.0.0.1:${port}`, proxyUrl: 'http://127.0.0.1:1' }
+  t.match(await testChannel(openai, deadProxy, 'm'), { ok: false, message: /request failed/ }, 'an unreachable proxy is a failed test, with the reason')
+  t.equal(seen.length, 5, 'and nothing reached the upstream around it')
 })

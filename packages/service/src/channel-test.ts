@@ -75,7 +75,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
     baseUrl: channel.base_url.replace(/\/+$/, ''),
     other: channel.other,
     organization: channel.openai_organization,
-    setting: parseJsonObject(channel.setting)
+    setting: parseJsonObject(channel.setting),
+    proxyUrl: channel.proxy_url.trim()
   }, upstreamModel, channelTestTimeoutMs(deps.options))
   await recordChannelTest(deps.db, channel.id, result.ms)
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { TEST_ALL_LOCK_KEY } from '../src/services/channels.js'
-import { freePort } from '@modelgate/testing'
+import { freePort, httpTestProxy, socksTestProxy } from '@modelgate/testing'
 import { build, login, ROOT, sharedEnv } from './helpers.js'
 
 const MiB = 1024 * 1024
@@ -263,4 +263,21 @@ t.test('fetches model lists from the saved or unsaved upstream, bounded in size'
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(up.huge.length, 2)
   for (const h of up.huge) t.notOk(h.finished, `the upstream was cut off after ${(h.sent / MiB).toFixed(1)} MiB, not read to the end`)
+})
+
+t.test("a channel's proxy carries its console test and model lists, saved or not", async (t) => {
+  const up = await upstream(t)
+  const proxy = await httpTestProxy(t, 'admin:pw')
+  const socks = await socksTestProxy(t)
+  const { call, create } = await setup(t)
+  const c = await create({ base_url: `${up.base}/ok`, proxy_url: proxy.url })
+  t.match(await call('GET', `/api/channel/test/${c.id}`), { success: true })
+  t.same(await call('GET', `/api/channel/fetch_models/${c.id}`), { success: true, message: '', data: ['gpt-4o-mini', 'o3'] })
+  t.same(proxy.targets.map((target) => new URL(target).pathname), ['/ok/v1/chat/completions', '/ok/v1/models'], 'the saved channel test and model list went through its proxy')
+  t.same(await call('POST', '/api/channel/fetch_models', { type: 1, base_url: `${up.base}/ok`, key: 'k', proxy_url: ` ${socks.url} ` }), { success: true, message: '', data: ['gpt-4o-mini', 'o3'] })
+  t.equal(socks.targets.length, 1, 'unsaved settings use the proxy given with them')
+  t.same(await call('POST', '/api/channel/fetch_models', { type: 1, base_url: `${up.base}/ok`, key: 'k', proxy_url: 'ftp://127.0.0.1:21' }), { success: false, message: 'The proxy URL must be an http://, https://, socks5:// or socks5h:// address' })
+  const seen = up.seen.length
+  t.match(await call('POST', '/api/channel/fetch_models', { type: 1, base_url: `${up.base}/ok`, key: 'k', proxy_url: proxy.url.replace(':pw@', ':wrong@') }), { success: false, message: /^Failed to fetch the model list/ }, 'a proxy refusing the credentials is a failed fetch')
+  t.equal(up.seen.length, seen, 'and nothing reached the upstream')
 })

@@ -118,7 +118,7 @@ t.test('refuses invalid channels with a message in the caller\'s language', asyn
     [{ status_code_mapping: '{"400": "bad"}' }, 'The status code mapping must be a valid JSON object of HTTP status codes'],
     [{ status_code_mapping: 'null' }, 'The status code mapping must be a valid JSON object of HTTP status codes'],
     [{ setting: '[1]' }, 'The extra setting must be a valid JSON object'],
-    [{ proxy_url: 'ftp://proxy' }, 'The proxy URL must be an http://, https:// or socks5:// address'],
+    [{ proxy_url: 'ftp://proxy' }, 'The proxy URL must be an http://, https://, socks5:// or socks5h:// address'],
     [{ priority: -1000 }, 'The priority must be an integer of at least -999']
   ]
   for (const [fields, message] of cases) {

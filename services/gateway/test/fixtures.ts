@@ -70,7 +70,7 @@ export async function seedToken (db: Kysely<Database>, userId: number, opts: Par
 /** A channel with its abilities (one per group x model). */
 export async function seedChannel (db: Kysely<Database>, opts: {
   baseUrl: string, models: string[], groups?: string[], type?: number, priority?: number, weight?: number, key?: string,
-  autoBan?: boolean, modelMapping?: Record<string, string>, statusCodeMapping?: Record<string, string>, name?: string
+  autoBan?: boolean, modelMapping?: Record<string, string>, statusCodeMapping?: Record<string, string>, name?: string, proxyUrl?: string
 }) {
   const groups = opts.groups ?? ['default']
   const ch = await db.insertInto('channels').values({
@@ -86,6 +86,7 @@ export async function seedChannel (db: Kysely<Database>, opts: {
     model_mapping: opts.modelMapping === undefined ? '' : JSON.stringify(opts.modelMapping),
     status_code_mapping: opts.statusCodeMapping === undefined ? '' : JSON.stringify(opts.statusCodeMapping),
     openai_organization: null,
+    proxy_url: opts.proxyUrl ?? '',
     tag: null,
     other_info: {}
   }).returningAll().executeTakeFirstOrThrow()

@@ -1,5 +1,6 @@
 import { type UsageBatch } from '@modelgate/contracts'
 import { Queue } from 'bullmq'
+import { httpTestProxy, socksTestProxy } from '@modelgate/testing'
 import { countTokens } from 'gpt-tokenizer'
 import OpenAI, { toFile } from 'openai'
 import t from 'tap'
@@ -57,6 +58,38 @@ t.test('the official OpenAI client works for chat, streaming, embeddings, images
   t.match(byModel['dall-e-3'], { quota: 0.04 * 500_000, outcome: 'success' })
   t.equal(byModel['text-embedding-3-small']?.prompt_tokens, 5)
   for (const e of events) t.equal(e.user_id, user.id)
+})
+
+t.test("a channel's proxy carries its upstream calls, streamed or not; a dead proxy fails over", async (t) => {
+  const { app, url } = await buildGateway(t)
+  const upstream = await fakeOpenAI(t)
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  const http = await httpTestProxy(t, 'gw:pw')
+  const socks = await socksTestProxy(t)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'], proxyUrl: http.url })
+  await seedChannel(app.db, { baseUrl: upstream.url.replace('127.0.0.1', 'localhost'), models: ['gpt-4.1-mini'], proxyUrl: socks.url.replace('socks5:', 'socks5h:') })
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o'], proxyUrl: 'http://127.0.0.1:1', priority: 10 })
+  await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o'], name: 'direct' })
+  await app.db.insertInto('options').values({ key: 'RetryTimes', value: '1' }).execute()
+  await reload(app)
+  const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
+  for (const model of ['gpt-4o-mini', 'gpt-4.1-mini']) {
+    const chat = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+    t.equal(chat.choices[0]?.message.content, 'Hello there!', `${model}: answered`)
+    let text = ''
+    for await (const chunk of await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Count' }], stream: true })) text += chunk.choices[0]?.delta.content ?? ''
+    t.equal(text, 'word0 word1 word2 ', `${model}: streamed whole`)
+  }
+  const port = new URL(upstream.url).port
+  t.same(http.targets, [`${upstream.url}/v1/chat/completions`, `${upstream.url}/v1/chat/completions`], 'both calls of the HTTP-proxied channel went through it, with its credentials')
+  t.ok(socks.targets.length >= 1 && socks.targets.every((target) => target === `localhost:${port}`), 'the SOCKS channel connected through its proxy, by host name')
+  t.equal(upstream.requests.length, 4)
+  const failover = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+  t.equal(failover.choices[0]?.message.content, 'Hello there!', 'a proxy that cannot be reached is an upstream failure: the next channel answers')
+  const events = await usageEvents(app)
+  t.equal(events.length, 5)
+  t.equal(events.find((e) => e.model_name === 'gpt-4o')!.retried_channels.length, 1, 'the proxied channel was tried first')
 })
 
 t.test('50 concurrent requests on a token holding quota for one are admitted once', async (t) => {

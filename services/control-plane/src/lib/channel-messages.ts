@@ -10,7 +10,7 @@ export const CM = defineMessages({
   tooManyKeys: { en: 'A batch may create at most {max} channels', zh: '批量创建最多 {max} 个渠道' },
   unknownType: { en: 'Unknown channel type {type}', zh: '未知的渠道类型 {type}' },
   badBaseUrl: { en: 'The base URL must be an http:// or https:// address', zh: '代理地址（Base URL）必须是 http:// 或 https:// 地址' },
-  badProxyUrl: { en: 'The proxy URL must be an http://, https:// or socks5:// address', zh: '代理 URL 必须是 http://、https:// 或 socks5:// 地址' },
+  badProxyUrl: { en: 'The proxy URL must be an http://, https://, socks5:// or socks5h:// address', zh: '代理 URL 必须是 http://、https://、socks5:// 或 socks5h:// 地址' },
   modelMappingNotJson: { en: 'The model redirect must be a valid JSON object', zh: '模型重定向必须是合法的 JSON 对象' },
   modelMappingValues: { en: 'The model redirect must map model names to model names', zh: '模型重定向的值必须是模型名称' },
   statusCodeMappingNotJson: { en: 'The status code mapping must be a valid JSON object of HTTP status codes', zh: '状态码复写必须是合法的 JSON 对象，键和值均为 HTTP 状态码' },

@@ -251,7 +251,7 @@ function applyFields (draft: ChannelDraft, body: Fields): ChannelDraft {
   next.model_mapping = normalizeModelMapping(next.model_mapping)
   next.status_code_mapping = normalizeStatusCodeMapping(next.status_code_mapping)
   if (next.setting !== '') parseObject(next.setting, CM.settingNotJson)
-  if (next.proxy_url !== '' && !isUrl(next.proxy_url, ['http:', 'https:', 'socks5:', 'socks5h:'])) throw fail(CM.badProxyUrl)
+  checkProxyUrl(next.proxy_url)
   next.priority = checkPriority(next.priority)
   next.weight = Math.max(0, next.weight)
   return next
@@ -565,8 +565,13 @@ export class ChannelTestAll {
   }
 }
 
-function probeConfig (id: number, type: number, key: string, baseUrl: string, other: string, organization: string | null, setting: string): ChannelConfig {
-  return { id, type, key, baseUrl, other, organization, setting: parseJsonObject(setting) }
+/** '' (direct) or an http(s)/socks5(h) proxy URL: what the relay's dispatcher accepts. */
+function checkProxyUrl (proxyUrl: string): void {
+  if (proxyUrl !== '' && !isUrl(proxyUrl, ['http:', 'https:', 'socks5:', 'socks5h:'])) throw fail(CM.badProxyUrl)
+}
+
+function probeConfig (id: number, type: number, key: string, baseUrl: string, other: string, organization: string | null, setting: string, proxyUrl: string): ChannelConfig {
+  return { id, type, key, baseUrl, other, organization, setting: parseJsonObject(setting), proxyUrl }
 }
 
 async function listUpstreamModels (type: number, config: ChannelConfig): Promise<string[]> {
@@ -591,7 +596,7 @@ export async function fetchSavedChannelModels (app: FastifyInstance, id: number)
   } catch {
     throw fail(CM.sealedKey)
   }
-  return await listUpstreamModels(row.type, probeConfig(row.id, row.type, key, row.base_url.replace(/\/+$/, ''), row.other, row.openai_organization, row.setting))
+  return await listUpstreamModels(row.type, probeConfig(row.id, row.type, key, row.base_url.replace(/\/+$/, ''), row.other, row.openai_organization, row.setting, row.proxy_url.trim()))
 }
 
 /** `POST /api/channel/fetch_models`: the model list of settings not saved yet. */
@@ -600,5 +605,7 @@ export async function fetchUnsavedModels (body: FetchModelsBody): Promise<string
   const key = keyLines(body.key ?? '')[0]
   if (key === undefined) throw fail(CM.keyRequired)
   const base = normalizeBaseUrl(body.base_url ?? '')
-  return await listUpstreamModels(body.type, probeConfig(0, body.type, key, base, OTHER_DEFAULTS[body.type] ?? '', null, ''))
+  const proxyUrl = body.proxy_url?.trim() ?? ''
+  checkProxyUrl(proxyUrl)
+  return await listUpstreamModels(body.type, probeConfig(0, body.type, key, base, OTHER_DEFAULTS[body.type] ?? '', null, '', proxyUrl))
 }

@@ -248,7 +248,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       try {
         let res: UpstreamResponse
         try {
-          res = await send(adaptor.buildRequest(config, relayReq), clientGone, deps.upstreamTimeoutMs)
+          res = await send(adaptor.buildRequest(config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
         } catch (err) {
           if (clientGone.aborted) { outcome.aborted = false; return }
           req.log.warn({ err, channel: channel.id }, 'upstream unreachable')

@@ -21,6 +21,8 @@ export interface RelayChannel {
   statusCodeMapping: Record<string, string>
   autoBan: boolean
   status: number
+  /** The channel's proxy for upstream calls; '' when it calls directly. */
+  proxyUrl: string
 }
 
 interface Candidate { channelId: number, weight: number }
@@ -126,7 +128,8 @@ export class RelayState {
         modelMapping: stringRecord(c.model_mapping),
         statusCodeMapping: stringRecord(c.status_code_mapping),
         autoBan: c.auto_ban === 1,
-        status: c.status
+        status: c.status,
+        proxyUrl: c.proxy_url.trim()
       })
       if (c.status !== 1) continue
       const served = nameList(c.models)
@@ -241,6 +244,7 @@ export function channelConfig (c: RelayChannel, random: () => number = Math.rand
     baseUrl: c.baseUrl,
     other: c.other,
     organization: c.organization,
-    setting: c.setting
+    setting: c.setting,
+    proxyUrl: c.proxyUrl
   }
 }

@@ -1,12 +1,6 @@
 import { EventEmitter } from 'node:events'
-import { Agent, type Dispatcher } from 'undici'
-import type { UpstreamRequest } from '@modelgate/providers'
-
-/**
- * The gateway's own connection pools to upstreams (one pool per origin, kept alive between
- * requests), rather than whichever global dispatcher another copy of undici installed.
- */
-const upstreamAgent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000, connect: { noDelay: true } })
+import type { Dispatcher } from 'undici'
+import { type UpstreamRequest, upstreamDispatcher } from '@modelgate/providers'
 
 /**
  * Emits 'abort' once, when the client has gone. A plain emitter: Node 20 builds an
@@ -164,13 +158,15 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 }
 
 /**
- * Sends `up`; resolves once the status and headers arrive (read the body from the answer). A
- * client that leaves before the call has ended cancels it.
+ * Sends `up`, through the channel's proxy when it has one (`proxyUrl`); resolves once the status
+ * and headers arrive (read the body from the answer). A client that leaves before the call has
+ * ended cancels it.
  */
-export async function send (up: UpstreamRequest, clientGone: ClientGone, timeoutMs: number): Promise<UpstreamResponse> {
+export async function send (up: UpstreamRequest, clientGone: ClientGone, timeoutMs: number, proxyUrl = ''): Promise<UpstreamResponse> {
   const target = targetOf(up.url)
   return await new Promise<UpstreamResponse>((resolve, reject) => {
-    upstreamAgent.dispatch({
+    // The connection pools of the origin: shared direct ones, or the proxy's (made on first use).
+    upstreamDispatcher(proxyUrl).dispatch({
       origin: target.origin,
       path: target.path,
       method: up.method as Dispatcher.HttpMethod,

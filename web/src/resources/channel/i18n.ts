@@ -149,7 +149,7 @@ export default defineCatalogue('channel', {
     weight: 'Weight',
     weightHelp: 'Share of traffic within a priority; a negative weight becomes 0',
     proxyUrl: 'Proxy URL',
-    proxyUrlHelp: 'http://, https:// or socks5:// proxy for upstream calls; optional',
+    proxyUrlHelp: 'http://, https://, socks5:// or socks5h:// proxy for upstream calls (tests and model lists too); optional',
     setting: 'Extra settings',
     settingHelp: 'JSON object of extra settings for this channel type',
     submitCreate: 'Create',
@@ -169,7 +169,7 @@ export default defineCatalogue('channel', {
       statusCodeMapping: 'The status code mapping must be a valid JSON object of HTTP status codes',
       modelMapping: 'The model redirect must be a valid JSON object',
       setting: 'The extra setting must be a valid JSON object',
-      proxyUrl: 'The proxy URL must be an http://, https:// or socks5:// address',
+      proxyUrl: 'The proxy URL must be an http://, https://, socks5:// or socks5h:// address',
       priority: 'The priority must be an integer of at least -999',
       weight: 'The weight must be an integer'
     }
@@ -342,7 +342,7 @@ export default defineCatalogue('channel', {
     weight: '权重',
     weightHelp: '同一优先级内的流量占比，负数按 0 处理',
     proxyUrl: '代理 URL',
-    proxyUrlHelp: '访问上游时使用的 http://、https:// 或 socks5:// 代理，可选',
+    proxyUrlHelp: '访问上游（含测试与模型列表）时使用的 http://、https://、socks5:// 或 socks5h:// 代理，可选',
     setting: '额外设置',
     settingHelp: '此渠道类型的额外设置 JSON 对象',
     submitCreate: '创建',
@@ -362,7 +362,7 @@ export default defineCatalogue('channel', {
       statusCodeMapping: '状态码复写必须是合法的 JSON 对象，键和值均为 HTTP 状态码',
       modelMapping: '模型重定向必须是合法的 JSON 对象',
       setting: '额外设置必须是合法的 JSON 对象',
-      proxyUrl: '代理 URL 必须是 http://、https:// 或 socks5:// 地址',
+      proxyUrl: '代理 URL 必须是 http://、https://、socks5:// 或 socks5h:// 地址',
       priority: '优先级必须是不小于 -999 的整数',
       weight: '权重必须是整数'
     }
