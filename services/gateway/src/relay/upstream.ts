@@ -50,7 +50,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   readonly #headers: { resolve: (r: UpstreamResponse) => void, reject: (err: Error) => void }
   #abortCall: ((err: Error) => void) | undefined
   #resumeCall: (() => void) | undefined
-  #early: Buffer[] = []
+  /** Chunks not yet handed over: the reader is not attached yet, or it stopped the flow. */
+  #waiting: Buffer[] = []
   #reader: ((chunk: Buffer) => boolean) | undefined
   /** The reader stopped the flow: chunks wait until resume(). */
   #held = false
@@ -88,7 +89,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   onData (chunk: Buffer): boolean {
     if (this.#reader === undefined || this.#held) {
       // No reader yet, or one that stopped the flow: the chunk waits (and the flow stops).
-      this.#early.push(chunk)
+      this.#waiting.push(chunk)
       return this.#reader === undefined
     }
     if (this.#reader(chunk)) return true
@@ -109,17 +110,24 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     if (this.#outcome !== 'open') return
     this.#outcome = outcome
     this.#clientGone.off('abort', this.#onGone)
-    const end = this.#end
-    if (end === undefined) return
-    // A complete body still has chunks waiting for a stopped reader: it ends once they are taken.
-    if (outcome === 'complete') { if (this.#early.length === 0) end.resolve() } else end.reject(outcome)
+    this.#settleEnd()
+  }
+
+  /**
+   * Ends the reader's wait once the call has ended: a failure at once, a complete body when no
+   * chunk is left waiting for a stopped reader.
+   */
+  #settleEnd (): void {
+    if (this.#end === undefined || this.#outcome === 'open') return
+    if (this.#outcome !== 'complete') this.#end.reject(this.#outcome)
+    else if (this.#waiting.length === 0) this.#end.resolve()
   }
 
   /** Hands the waiting chunks to the reader; false when it stopped the flow before the last. */
   #drain (): boolean {
     this.#held = false
-    while (this.#early.length > 0) {
-      if (!this.#reader!(this.#early.shift()!)) {
+    while (this.#waiting.length > 0) {
+      if (!this.#reader!(this.#waiting.shift()!)) {
         this.#held = true
         return false
       }
@@ -137,16 +145,16 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       this.#end = { resolve, reject }
       this.#reader = take
       // Chunks that came before the reader, in order, as far as the reader takes them.
-      const drained = this.#drain()
-      if (this.#outcome === 'complete') { if (drained) resolve() } else if (this.#outcome !== 'open') reject(this.#outcome)
+      this.#drain()
+      this.#settleEnd()
     })
   }
 
   /** Lets the body flow again after the reader returned false. */
   resume (): void {
     if (this.#reader === undefined || !this.#drain()) return
-    if (this.#outcome === 'complete') this.#end?.resolve()
-    else this.#resumeCall?.()
+    if (this.#outcome === 'open') this.#resumeCall?.()
+    else this.#settleEnd()
   }
 
   /** Stops the call (its reader then rejects with `err`). */
