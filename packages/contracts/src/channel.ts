@@ -11,6 +11,23 @@ export const ChannelOtherInfo = Type.Object({
   status_time: Type.Optional(Type.Integer())
 })
 
+/** How a multi-key channel picks its key: at random, or in turn (round robin). */
+export const MULTI_KEY_MODES = ['random', 'polling'] as const
+export type MultiKeyMode = typeof MULTI_KEY_MODES[number]
+
+/** The state of one key of a multi-key channel; a key without one is enabled. */
+export const ChannelKeyState = Type.Object({
+  /** 1 enabled, 2 disabled by an admin, 3 disabled by the system. */
+  status: Type.Integer(),
+  reason: Type.Optional(Type.String()),
+  /** Unix seconds of the last status change. */
+  time: Type.Optional(Type.Integer()),
+  /** The last upstream error seen with this key. */
+  last_error: Type.Optional(Type.String()),
+  last_error_time: Type.Optional(Type.Integer())
+})
+export type ChannelKeyState = Static<typeof ChannelKeyState>
+
 /**
  * An upstream channel as lists show it. Used as the response schema of every list, so the key
  * can never be serialised there by mistake.
@@ -58,7 +75,15 @@ export const ChannelView = Type.Object({
   /** Quota units spent through this channel. */
   used_quota: Type.Integer(),
   created_time: Type.Integer(),
-  other_info: ChannelOtherInfo
+  other_info: ChannelOtherInfo,
+  /** JSON object text merged into every upstream body after model mapping; '' for none. */
+  param_override: Type.String(),
+  /** JSON object text of headers added or replaced on upstream requests; '' for none. */
+  header_override: Type.String(),
+  /** 'random' or 'polling': how a multi-key channel picks a key per request. */
+  multi_key_mode: Type.String(),
+  /** Per-key states by key fingerprint (first 16 hex digits of the key's SHA-256). */
+  key_states: Type.Record(Type.String(), ChannelKeyState)
 })
 export type ChannelView = Static<typeof ChannelView>
 
@@ -173,7 +198,13 @@ const channelFields = {
   proxy_url: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]),
   /** JSON object text (types 8 and 45). */
   setting: Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]),
-  max_input_tokens: Type.Integer({ minimum: 0 })
+  max_input_tokens: Type.Integer({ minimum: 0 }),
+  /** JSON object text (fields merged into the upstream body); blank for none. */
+  param_override: Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]),
+  /** JSON object text, header name -> string value (`{api_key}` stands for the key used); blank for none. */
+  header_override: Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()]),
+  /** 'random' (default) or 'polling'. */
+  multi_key_mode: Type.String({ maxLength: 20 })
 }
 const optionalFields = Object.fromEntries(Object.entries(channelFields).map(([k, v]) => [k, Type.Optional(v)])) as {
   [K in keyof typeof channelFields]: Type.TOptional<typeof channelFields[K]>

@@ -35,7 +35,13 @@ export const TokenView = Type.Object({
   /** One IP or CIDR per line; empty allows every address. */
   allow_ips: Type.String(),
   /** Empty means the owner's group. */
-  group: Type.String()
+  group: Type.String(),
+  /** Requests per minute across every gateway; 0 means no limit. */
+  rpm_limit: Type.Integer(),
+  /** Prompt plus completion tokens per minute; 0 means no limit. */
+  tpm_limit: Type.Integer(),
+  /** Requests in flight at once; 0 means no limit. */
+  concurrency_limit: Type.Integer()
 })
 export type TokenView = Static<typeof TokenView>
 
@@ -96,7 +102,13 @@ const tokenFields = {
   /** One IP address or CIDR range per line. */
   allow_ips: Type.String({ maxLength: 20_000 }),
   /** Empty for the owner's group, else one of the groups the owner may use. */
-  group: Type.String({ maxLength: 64 })
+  group: Type.String({ maxLength: 64 }),
+  /** Requests per minute, 0 (no limit) to 1,000,000. */
+  rpm_limit: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  /** Tokens per minute, 0 (no limit) to 2,000,000,000. */
+  tpm_limit: Type.Integer({ minimum: 0, maximum: 2_000_000_000 }),
+  /** Requests in flight at once, 0 (no limit) to 100,000. */
+  concurrency_limit: Type.Integer({ minimum: 0, maximum: 100_000 })
 }
 
 /** `POST /api/token/`. */
@@ -109,6 +121,9 @@ export const TokenCreateBody = Type.Object({
   model_limits: Type.Optional(tokenFields.model_limits),
   allow_ips: Type.Optional(tokenFields.allow_ips),
   group: Type.Optional(tokenFields.group),
+  rpm_limit: Type.Optional(tokenFields.rpm_limit),
+  tpm_limit: Type.Optional(tokenFields.tpm_limit),
+  concurrency_limit: Type.Optional(tokenFields.concurrency_limit),
   /** How many tokens to create, 1 to 100 (default 1); extra ones get a random name suffix. */
   count: Type.Optional(Type.Integer())
 })
@@ -129,6 +144,9 @@ export const TokenUpdateBody = Type.Object({
   model_limits_enabled: Type.Optional(tokenFields.model_limits_enabled),
   model_limits: Type.Optional(tokenFields.model_limits),
   allow_ips: Type.Optional(tokenFields.allow_ips),
-  group: Type.Optional(tokenFields.group)
+  group: Type.Optional(tokenFields.group),
+  rpm_limit: Type.Optional(tokenFields.rpm_limit),
+  tpm_limit: Type.Optional(tokenFields.tpm_limit),
+  concurrency_limit: Type.Optional(tokenFields.concurrency_limit)
 })
 export type TokenUpdateBody = Static<typeof TokenUpdateBody>

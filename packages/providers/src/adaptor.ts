@@ -42,6 +42,10 @@ export interface ChannelConfig {
   setting: Readonly<Record<string, unknown>>
   /** http(s)://, socks5:// or socks5h:// proxy for this channel's upstream calls; empty or absent: direct. */
   proxyUrl?: string
+  /** Top-level fields set on every upstream JSON body after the adaptor built it (`param_override`). */
+  paramOverride?: Readonly<Record<string, unknown>>
+  /** Headers added to or replacing (by name, case-insensitively) the adaptor's; `{api_key}` stands for `key`. */
+  headerOverride?: Readonly<Record<string, string>>
 }
 
 /** An inbound request, after routing and model mapping. */

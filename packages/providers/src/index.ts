@@ -29,3 +29,4 @@ export {
 export { upstreamDispatcher } from './dispatcher.js'
 export { fetchModels, testChannel } from './probe.js'
 export type { ChannelTestResult } from './probe.js'
+export { upstreamRequest, withOverrides } from './overrides.js'

@@ -1,6 +1,7 @@
 import { fetch, type Response } from 'undici'
 import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
 import { upstreamDispatcher } from './dispatcher.js'
+import { upstreamRequest, withOverrides } from './overrides.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
 export interface ChannelTestResult {
@@ -85,7 +86,7 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
   const started = Date.now()
   try {
     const req = adaptor.testRequest(channel, model)
-    const res = await call(adaptor.buildRequest(channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
+    const res = await call(upstreamRequest(adaptor, channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) return { ok: false, ms, message: adaptor.classifyFailure(res.status, res.body.toString('utf8')).message }
     adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
@@ -101,8 +102,10 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
  * more than 4 MiB.
  */
 export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelConfig, timeoutMs = 30_000): Promise<string[] | undefined> {
-  const up = adaptor.listModelsRequest(channel)
-  if (up === undefined) return undefined
+  const listing = adaptor.listModelsRequest(channel)
+  if (listing === undefined) return undefined
+  // Header overrides may carry the upstream's authentication; body parameters do not apply to a GET.
+  const up = withOverrides({ ...channel, paramOverride: undefined }, listing)
   let res: { status: number, contentType: string, body: Buffer }
   try {
     res = await call(up, channel.proxyUrl, timeoutMs, MODEL_LIST_MAX_BYTES)

@@ -1,7 +1,7 @@
 import type { ConfigChange, OptionValues } from '@modelgate/contracts'
 import { type Channel, type Database, type Kysely, recordChannelTest, setChannelStatusAutomatically } from '@modelgate/db'
 import { adaptorFor, testChannel } from '@modelgate/providers'
-import { channelKeys, parseJsonObject } from './channels.js'
+import { channelKeys, channelOverrides, parseJsonObject } from './channels.js'
 import type { SecretBox } from './crypto.js'
 
 /** What a channel test needs (the control plane and the billing worker pass their own). */
@@ -76,7 +76,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
     other: channel.other,
     organization: channel.openai_organization,
     setting: parseJsonObject(channel.setting),
-    proxyUrl: channel.proxy_url.trim()
+    proxyUrl: channel.proxy_url.trim(),
+    ...channelOverrides(channel)
   }, upstreamModel, channelTestTimeoutMs(deps.options))
   await recordChannelTest(deps.db, channel.id, result.ms)
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Channel } from '@modelgate/db'
 import type { SecretBox } from './crypto.js'
 
@@ -21,7 +22,25 @@ export function nameList (value: string | readonly string[]): string[] {
   return [...new Set(parts.map((p) => p.trim()).filter((p) => p !== ''))]
 }
 
+/**
+ * A channel's overrides as adaptors take them: the parameter override's fields and the header
+ * override's string values (anything else in the header JSON is ignored; the console refuses it).
+ */
+export function channelOverrides (row: Pick<Channel, 'param_override' | 'header_override'>): { paramOverride: Record<string, unknown>, headerOverride: Record<string, string> } {
+  const headerOverride: Record<string, string> = {}
+  for (const [name, value] of Object.entries(parseJsonObject(row.header_override))) if (typeof value === 'string') headerOverride[name] = value
+  return { paramOverride: parseJsonObject(row.param_override), headerOverride }
+}
+
 /** A channel's credentials, one per line of its sealed `key`; throws when CRYPTO_SECRET cannot open it. */
 export function channelKeys (row: Pick<Channel, 'key'>, box: SecretBox): string[] {
   return box.open(row.key).split('\n').map((k) => k.trim()).filter((k) => k !== '')
+}
+
+/**
+ * The name a key's state goes by in a channel's `key_states`: the first 16 hex digits of its
+ * SHA-256, so states follow their keys when the key list is edited or reordered.
+ */
+export function keyFingerprint (key: string): string {
+  return createHash('sha256').update(key.trim()).digest('hex').slice(0, 16)
 }

@@ -4,6 +4,7 @@ import * as m20261122000100 from './2026_11_22_000100_create_logs.js'
 import * as m20261122000200 from './2026_11_22_000200_add_user_session_fields.js'
 import * as m20261122000300 from './2026_11_22_000300_create_settlements.js'
 import * as m20261123000000 from './2026_11_23_000000_replace_logs_indexes.js'
+import * as m20261124000000 from './2026_11_24_000000_add_limits_and_channel_keys.js'
 
 /** Every migration, by name; names sort in the order they run. Add new ones at the end. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -11,5 +12,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_22_000100_create_logs': m20261122000100,
   '2026_11_22_000200_add_user_session_fields': m20261122000200,
   '2026_11_22_000300_create_settlements': m20261122000300,
-  '2026_11_23_000000_replace_logs_indexes': m20261123000000
+  '2026_11_23_000000_replace_logs_indexes': m20261123000000,
+  '2026_11_24_000000_add_limits_and_channel_keys': m20261124000000
 }

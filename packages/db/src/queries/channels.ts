@@ -8,7 +8,8 @@ type Db = Kysely<Database> | Transaction<Database>
 export const CHANNEL_PUBLIC_COLUMNS = [
   'id', 'type', 'name', 'openai_organization', 'max_input_tokens', 'base_url', 'other', 'models', 'group', 'model_mapping',
   'status_code_mapping', 'auto_ban', 'test_model', 'priority', 'weight', 'tag', 'proxy_url', 'setting', 'status',
-  'response_time', 'test_time', 'balance', 'balance_updated_time', 'used_quota', 'created_time', 'other_info'
+  'response_time', 'test_time', 'balance', 'balance_updated_time', 'used_quota', 'created_time', 'other_info',
+  'param_override', 'header_override', 'multi_key_mode', 'key_states'
 ] as const satisfies ReadonlyArray<keyof Channel>
 export type PublicChannel = Pick<Channel, typeof CHANNEL_PUBLIC_COLUMNS[number]>
 
@@ -244,4 +245,36 @@ export async function setChannelStatusAutomatically (
     })
     return true
   })
+}
+
+/**
+ * Moves one key of a multi-key channel (named by its fingerprint) to `to`, only from one of
+ * `from` (a key without a state counts as enabled, 1), in one statement, with the reason and
+ * time; `lastError` also records the error seen with the key. Returns false when the key was
+ * not in `from`.
+ */
+export async function setChannelKeyStatus (
+  db: Db,
+  change: { id: number, fingerprint: string, from: readonly number[], to: 1 | 2 | 3, reason: string, lastError?: string }
+): Promise<boolean> {
+  const now = nowSeconds()
+  const patch: Record<string, unknown> = { status: change.to, reason: change.reason, time: now }
+  if (change.lastError !== undefined) {
+    patch['last_error'] = change.lastError
+    patch['last_error_time'] = now
+  }
+  const row = await db.updateTable('channels')
+    .set({ key_states: sql`jsonb_set(key_states, array[${change.fingerprint}], coalesce(key_states -> ${change.fingerprint}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb)` })
+    .where('id', '=', change.id)
+    .where(sql<SqlBool>`coalesce((key_states -> ${change.fingerprint} ->> 'status')::int, 1) = any(${[...change.from]}::int[])`)
+    .returning('id').executeTakeFirst()
+  return row !== undefined
+}
+
+/** Records the last upstream error seen with one key of a channel, leaving its status as it is. */
+export async function recordChannelKeyError (db: Db, id: number, fingerprint: string, message: string): Promise<void> {
+  const patch = JSON.stringify({ last_error: message, last_error_time: nowSeconds() })
+  await db.updateTable('channels')
+    .set({ key_states: sql`jsonb_set(key_states, array[${fingerprint}], coalesce(key_states -> ${fingerprint}, '{"status": 1}'::jsonb) || ${patch}::jsonb)` })
+    .where('id', '=', id).execute()
 }

@@ -6,7 +6,8 @@ type Db = Kysely<Database> | Transaction<Database>
 /** Token columns an API may show: never the key hash or the sealed key. */
 export const TOKEN_PUBLIC_COLUMNS = [
   'id', 'user_id', 'name', 'key_hint', 'status', 'created_time', 'accessed_time', 'expired_time', 'remain_quota',
-  'used_quota', 'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'group'
+  'used_quota', 'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'group', 'rpm_limit', 'tpm_limit',
+  'concurrency_limit'
 ] as const satisfies ReadonlyArray<keyof Token>
 export type PublicToken = Pick<Token, typeof TOKEN_PUBLIC_COLUMNS[number]>
 

@@ -1,5 +1,18 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
+/** The state of one key of a multi-key channel. */
+export interface ChannelKeyState {
+  /** 1 enabled, 2 disabled by an admin, 3 disabled by the system. */
+  status: number
+  /** Why the status last changed. */
+  reason?: string
+  /** Unix seconds of the last status change. */
+  time?: number
+  /** The last upstream error seen with this key, safe to show an admin. */
+  last_error?: string
+  last_error_time?: number
+}
+
 /** Upstream provider account. */
 export interface ChannelsTable {
   id: Generated<number>
@@ -38,6 +51,14 @@ export interface ChannelsTable {
   balance_updated_time: Generated<number>
   used_quota: Generated<number>
   created_time: Generated<number>
+  /** JSON object text merged into every upstream body (after model mapping); '' for none. */
+  param_override: Generated<string>
+  /** JSON object text of headers added to or replacing the upstream request's; '' for none. */
+  header_override: Generated<string>
+  /** How a multi-key channel picks a key per request: 'random' or 'polling' (round robin). */
+  multi_key_mode: Generated<string>
+  /** Per-key state by key fingerprint (keyFingerprint); a key without an entry is enabled. */
+  key_states: ColumnType<Record<string, ChannelKeyState>, Record<string, ChannelKeyState> | string | undefined, Record<string, ChannelKeyState> | string>
   /** JSON: status_reason, status_time. */
   other_info: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>
 }

@@ -25,6 +25,12 @@ export interface TokensTable {
   allow_ips: Generated<string>
   /** Empty means the owner's group. */
   group: Generated<string>
+  /** Requests per minute across all gateways; 0 means no limit. */
+  rpm_limit: Generated<number>
+  /** Prompt plus completion tokens per minute; 0 means no limit. */
+  tpm_limit: Generated<number>
+  /** Requests in flight at once; 0 means no limit. */
+  concurrency_limit: Generated<number>
   created_time: Generated<number>
   accessed_time: Generated<number>
   deleted_at: number | null

@@ -90,7 +90,11 @@ function channelView (row: PublicChannel): ChannelView {
     balance_updated_time: row.balance_updated_time,
     used_quota: row.used_quota,
     created_time: row.created_time,
-    other_info: otherInfo(row.other_info)
+    other_info: otherInfo(row.other_info),
+    param_override: row.param_override,
+    header_override: row.header_override,
+    multi_key_mode: row.multi_key_mode,
+    key_states: row.key_states
   }
 }
 

@@ -69,7 +69,8 @@ t.test('an edit loads the channel with models and groups split on commas and no 
     id: 1, type: 1, name: 'c', key: 'sk-secret', openai_organization: null, max_input_tokens: 0, base_url: '', other: '',
     models: 'a, b,a', group: 'default,vip', model_mapping: '{"x": "y"}', status_code_mapping: '', auto_ban: 0, test_model: '',
     priority: 3, weight: 2, tag: 't', proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0,
-    balance_updated_time: 0, used_quota: 0, created_time: 0, other_info: {}
+    balance_updated_time: 0, used_quota: 0, created_time: 0, other_info: {},
+    param_override: '', header_override: '', multi_key_mode: 'random', key_states: {}
   } satisfies ChannelDetail
   const form = formOf(channel)
   t.same(form.models, ['a', 'b'])
