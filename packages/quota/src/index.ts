@@ -10,12 +10,45 @@ import type { Redis } from 'ioredis'
 export const balanceKey = (kind: 'user' | 'token', id: number): string => `bal:${kind === 'user' ? 'u' : 't'}:${id}`
 export const reservationKey = (requestId: string): string => `resv:${requestId}`
 
+/** Keys of the admission limits: in-flight leases per user and token, request/token rates per token. */
+export const leaseKey = (kind: 'user' | 'token', id: number): string => `lease:${kind === 'user' ? 'u' : 't'}:${id}`
+export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
+
 // Each reservation checks both balances and takes the amount from both, or from neither
 // (DESIGN.md invariant 2); missing balances are reported so the caller can load them. One run
-// takes any number of reservations (keys in threes, arguments in fives), one after another, so
+// takes any number of reservations (keys in sixes, arguments in twelves), one after another, so
 // the reservations of a busy moment cost one command instead of one each.
+//
+// The same run enforces the admission limits, so they cost no round trip of their own: a user's
+// and a token's requests in flight (a sorted set of leases scored by expiry, so a crashed
+// gateway's leases lapse), and a token's requests and tokens per minute (a sliding window: this
+// minute's counts plus last minute's, weighed by the part of it still inside the last 60 s).
+// Limits of 0 cost nothing; nothing is written unless every check passes.
 const RESERVE = `
-local function reserve (uk, tk, rk, text, unlimited, ttl, uid, tid)
+local now_ms
+local function now ()
+  if not now_ms then
+    local t = redis.call('TIME')
+    now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return now_ms
+end
+local function busy (k, limit)
+  if limit <= 0 then return false end
+  redis.call('ZREMRANGEBYSCORE', k, '-inf', now())
+  return redis.call('ZCARD', k) >= limit
+end
+-- Milliseconds until prev * (1 - f) + cur + need <= limit, f being the part of the minute gone.
+local function wait_ms (prev, cur, need, limit, into)
+  if cur + need > limit then
+    local after = 0
+    if cur > 0 then after = math.max(0, 1 - (limit - need) / cur) end
+    return (60000 - into) + 60000 * after
+  end
+  if prev <= 0 then return 0 end
+  return math.max(0, 60000 * (1 - (limit - cur - need) / prev) - into)
+end
+local function reserve (uk, tk, rk, ulk, tlk, qk, text, unlimited, ttl, uid, tid, ulim, tlim, rpm, tpm, est, lease, rid)
   local amount = tonumber(text)
   if redis.call('EXISTS', rk) == 1 then return {'DUP', 0, 0} end
   local ub = redis.call('GET', uk)
@@ -27,20 +60,92 @@ local function reserve (uk, tk, rk, text, unlimited, ttl, uid, tid)
     if not tb then return {'MISS_TOKEN', 0, 0} end
     tb = tonumber(tb)
   end
+  if busy(ulk, ulim) then return {'USER_BUSY', ub, tb, 1} end
+  if busy(tlk, tlim) then return {'TOKEN_BUSY', ub, tb, 1} end
+  local w, c, t, pc, pt
+  if rpm > 0 or tpm > 0 then
+    local n = now()
+    w = math.floor(n / 60000)
+    local h = redis.call('HMGET', qk, 'w', 'c', 't', 'pc', 'pt')
+    local hw = tonumber(h[1]) or w
+    c, t, pc, pt = tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0
+    if hw ~= w then
+      if hw == w - 1 then pc, pt = c, t else pc, pt = 0, 0 end
+      c, t = 0, 0
+    end
+    local into = n % 60000
+    local weight = 1 - into / 60000
+    if rpm > 0 and pc * weight + c + 1 > rpm then
+      return {'RPM', ub, tb, math.max(1, math.ceil(wait_ms(pc, c, 1, rpm, into) / 1000))}
+    end
+    local used = pt * weight + t
+    if tpm > 0 and used > 0 and used + est > tpm then
+      return {'TPM', ub, tb, math.max(1, math.ceil(wait_ms(pt, t, math.min(est, tpm), tpm, into) / 1000))}
+    end
+  end
   if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
   if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
   redis.call('DECRBY', uk, text)
   if not unlimited then redis.call('DECRBY', tk, text) end
   redis.call('SET', rk, text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid, 'EX', ttl)
+  if ulim > 0 then
+    redis.call('ZADD', ulk, now() + lease, rid)
+    redis.call('PEXPIRE', ulk, lease * 2)
+  end
+  if tlim > 0 then
+    redis.call('ZADD', tlk, now() + lease, rid)
+    redis.call('PEXPIRE', tlk, lease * 2)
+  end
+  if w then
+    redis.call('HSET', qk, 'w', w, 'c', c + 1, 't', t + est, 'pc', pc, 'pt', pt)
+    redis.call('PEXPIRE', qk, 120000)
+    return {'OK', ub - amount, tb - amount, w}
+  end
   return {'OK', ub - amount, tb - amount}
 end
 local out = {}
-for i = 1, #KEYS / 3 do
-  local k = 3 * i - 2
-  local a = 5 * i - 4
-  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], ARGV[a], ARGV[a + 1] == '1', tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4])
+for i = 1, #KEYS / 6 do
+  local k = 6 * i - 5
+  local a = 12 * i - 11
+  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[a], ARGV[a + 1] == '1',
+    tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]),
+    tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9]), tonumber(ARGV[a + 10]), ARGV[a + 11])
 end
 return out
+`
+
+// Ends the leases of finished requests and corrects their tokens-per-minute count by the
+// difference between the tokens counted at admission and those used (keys in threes: user
+// leases, token leases, token rates; arguments in threes: lease member, token difference, the
+// minute the request was counted in, or -1).
+const RELEASE = `
+for i = 1, #KEYS / 3 do
+  local k = 3 * i - 2
+  local a = 3 * i - 2
+  redis.call('ZREM', KEYS[k], ARGV[a])
+  redis.call('ZREM', KEYS[k + 1], ARGV[a])
+  local delta = tonumber(ARGV[a + 1])
+  local w = tonumber(ARGV[a + 2])
+  if delta ~= 0 and w >= 0 then
+    local hw = tonumber(redis.call('HGET', KEYS[k + 2], 'w'))
+    if hw == w then redis.call('HINCRBY', KEYS[k + 2], 't', delta)
+    elseif hw == w + 1 then redis.call('HINCRBY', KEYS[k + 2], 'pt', delta) end
+  end
+end
+return #KEYS / 3
+`
+
+// Pushes the expiry of live leases forward (keys: lease sets; arguments: the lease time, then
+// the members in key order); leases already gone stay gone.
+const RENEW = `
+local t = redis.call('TIME')
+local ms = tonumber(ARGV[1])
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ms
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], 'XX', expiry, ARGV[i + 1])
+  redis.call('PEXPIRE', KEYS[i], ms * 2)
+end
+return #KEYS
 `
 
 // Sets a balance only if it still holds the value the caller read (reconciliation must not
@@ -82,8 +187,33 @@ return false
 `
 
 export type ReserveOutcome =
-  | { ok: true, userBalance: number, tokenBalance: number }
+  | { ok: true, userBalance: number, tokenBalance: number, lease?: Lease }
   | { ok: false, reason: 'user_quota' | 'token_quota' | 'duplicate', userBalance: number, tokenBalance: number }
+  | { ok: false, reason: LimitReason, userBalance: number, tokenBalance: number, retryAfterS: number }
+
+/** Admission limits refused: the user's or the token's requests in flight, the token's requests or tokens per minute. */
+export type LimitReason = 'user_concurrency' | 'token_concurrency' | 'token_rpm' | 'token_tpm'
+
+/** Admission limits of one request; 0 means no limit. */
+export interface AdmissionLimits {
+  userConcurrency: number
+  tokenConcurrency: number
+  tokenRpm: number
+  tokenTpm: number
+  /** Tokens the request is expected to use, counted against tokenTpm at admission. */
+  tokens: number
+}
+
+/** What an admitted request holds besides its quota, given back by {@link QuotaStore.release}. */
+export interface Lease {
+  readonly requestId: string
+  readonly userId: number
+  readonly tokenId: number
+  readonly leased: boolean
+  readonly tokens: number
+  /** The minute (unix ms / 60000) the tokens were counted in, or -1 when no rate is kept. */
+  readonly minute: number
+}
 
 export interface ReserveRequest {
   requestId: string
@@ -98,11 +228,14 @@ export interface ReserveRequest {
   /** Postgres balances, read only when Redis has none (cold cache, flush). */
   loadUser: () => Promise<number>
   loadToken: () => Promise<number>
+  /** Admission limits checked in the same script run; none when absent. */
+  limits?: AdmissionLimits
 }
 
-type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string]
-type ReserveArgs = readonly [amount: number, unlimited: '1' | '0', ttl: number, userId: number, tokenId: number]
-type ReserveReply = [string, number, number]
+type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string, userLeases: string, tokenLeases: string, tokenRate: string]
+type ReserveArgs = readonly [amount: number, unlimited: '1' | '0', ttl: number, userId: number, tokenId: number,
+  userConcurrency: number, tokenConcurrency: number, rpm: number, tpm: number, tokens: number, leaseMs: number, member: string]
+type ReserveReply = [string, number, number, number?]
 interface PendingReserve { keys: ReserveKeys, args: ReserveArgs, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
 
 interface Scripts {
@@ -110,7 +243,12 @@ interface Scripts {
   mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<Array<[number, number]>>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
   mgCas: (k1: string, expected: string, value: string) => Promise<number>
+  mgRelease: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number>
+  mgRenew: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number>
 }
+
+const NO_LIMITS: AdmissionLimits = { userConcurrency: 0, tokenConcurrency: 0, tokenRpm: 0, tokenTpm: 0, tokens: 0 }
+const LIMIT_REASONS: Record<string, LimitReason> = { USER_BUSY: 'user_concurrency', TOKEN_BUSY: 'token_concurrency', RPM: 'token_rpm', TPM: 'token_tpm' }
 
 /** An open reservation: what a request holds until it is settled. */
 export interface OpenReservation { requestId: string, amount: number, unlimited: boolean, userId: number, tokenId: number }
@@ -119,13 +257,26 @@ export interface OpenReservation { requestId: string, amount: number, unlimited:
 export class QuotaStore {
   readonly #redis: Redis & Scripts
   #reserving: PendingReserve[] = []
+  #releasing: Lease[] = []
+  readonly #leaseMs: number
+  /** Leases of this process's requests in flight, renewed while they run. */
+  readonly #leases = new Set<Lease>()
+  #renewTimer: NodeJS.Timeout | undefined
 
   /** The client the store runs on (for counters that live beside the balances). */
   get redis (): Redis {
     return this.#redis
   }
 
-  constructor (redis: Redis) {
+  /**
+   * `leaseMs`: how long a request's concurrency lease lives unless renewed; the process renews
+   * its leases every third of that while their requests run, so the leases of a gateway that
+   * died lapse within `leaseMs`.
+   */
+  constructor (redis: Redis, opts: { leaseMs?: number } = {}) {
+    this.#leaseMs = Math.max(300, Math.trunc(opts.leaseMs ?? 60_000))
+    redis.defineCommand('mgRelease', { lua: RELEASE })
+    redis.defineCommand('mgRenew', { lua: RENEW })
     redis.defineCommand('mgReserve', { lua: RESERVE })
     redis.defineCommand('mgSettle', { lua: SETTLE })
     redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
@@ -135,11 +286,31 @@ export class QuotaStore {
 
   /** Holds `amount` against the user and the token, atomically; loads missing balances first. */
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
-    const keys = [balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId)] as const
+    const keys = [
+      balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId),
+      leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId)
+    ] as const
+    const l = r.limits ?? NO_LIMITS
+    const tokens = Math.max(0, Math.trunc(l.tokens))
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, ub, tb] = await this.#reserveScript(keys, [r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId])
+      const [status, ub, tb, extra] = await this.#reserveScript(keys, [
+        r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId,
+        l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId
+      ])
       switch (status) {
-        case 'OK': return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
+        case 'OK': {
+          const leased = l.userConcurrency > 0 || l.tokenConcurrency > 0
+          const minute = extra === undefined ? -1 : Number(extra)
+          if (!leased && minute < 0) return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
+          const lease: Lease = { requestId: r.requestId, userId: r.userId, tokenId: r.tokenId, leased, tokens, minute }
+          if (leased) this.#hold(lease)
+          return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb), lease }
+        }
+        case 'USER_BUSY':
+        case 'TOKEN_BUSY':
+        case 'RPM':
+        case 'TPM':
+          return { ok: false, reason: LIMIT_REASONS[status]!, userBalance: Number(ub), tokenBalance: Number(tb), retryAfterS: Number(extra ?? 1) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_TOKEN': return { ok: false, reason: 'token_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'DUP': return { ok: false, reason: 'duplicate', userBalance: 0, tokenBalance: 0 }
@@ -185,6 +356,60 @@ export class QuotaStore {
         else b.resolve(reply)
       })
     }, (err: unknown) => { for (const b of batch) b.reject(err) })
+  }
+
+  /**
+   * Gives back what an ended request held besides quota (finish, error or abort): its
+   * concurrency leases, and the difference between the tokens counted at admission and
+   * `usedTokens` in its token's per-minute window. Releases of one tick go out as one script run;
+   * never rejects (a lease that cannot be released lapses on its own).
+   */
+  release (lease: Lease, usedTokens: number): void {
+    if (lease.leased) this.#leases.delete(lease)
+    this.#releasing.push({ ...lease, tokens: lease.minute < 0 ? 0 : Math.trunc(usedTokens) - lease.tokens })
+    if (this.#releasing.length === 1) setImmediate(() => { this.#sendReleases() })
+  }
+
+  #sendReleases (): void {
+    const batch = this.#releasing
+    this.#releasing = []
+    const keys: string[] = []
+    const args: Array<string | number> = []
+    for (const l of batch) {
+      keys.push(leaseKey('user', l.userId), leaseKey('token', l.tokenId), rateKey(l.tokenId))
+      args.push(l.requestId, l.tokens, l.minute)
+    }
+    this.#redis.mgRelease(keys.length, ...keys, ...args).catch(() => {})
+  }
+
+  #hold (lease: Lease): void {
+    this.#leases.add(lease)
+    if (this.#renewTimer !== undefined) return
+    this.#renewTimer = setInterval(() => { this.#renew() }, Math.floor(this.#leaseMs / 3))
+    this.#renewTimer.unref()
+  }
+
+  /** Renews every lease this process holds, in one script run. */
+  #renew (): void {
+    if (this.#leases.size === 0) {
+      clearInterval(this.#renewTimer)
+      this.#renewTimer = undefined
+      return
+    }
+    const keys: string[] = []
+    const members: string[] = []
+    for (const l of this.#leases) {
+      keys.push(leaseKey('user', l.userId), leaseKey('token', l.tokenId))
+      members.push(l.requestId, l.requestId)
+    }
+    this.#redis.mgRenew(keys.length, ...keys, this.#leaseMs, ...members).catch(() => {})
+  }
+
+  /** Stops renewing leases (the process is going away; its leases lapse if not released). */
+  stopRenewing (): void {
+    clearInterval(this.#renewTimer)
+    this.#renewTimer = undefined
+    this.#leases.clear()
   }
 
   /**

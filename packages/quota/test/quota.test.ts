@@ -1,14 +1,15 @@
 import { createTestRedis } from '@modelgate/testing'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { QuotaStore, type ReserveRequest } from '../src/index.js'
+import { type AdmissionLimits, QuotaStore, type ReserveRequest } from '../src/index.js'
 
-async function store (t: Test, prefix?: string) {
+async function store (t: Test, prefix?: string, opts: { leaseMs?: number } = {}) {
   const r = prefix === undefined ? await createTestRedis(t) : undefined
   const keyPrefix = prefix ?? r!.keyPrefix
-  const redis = new Redis(r?.url ?? 'redis://127.0.0.1:6379', { keyPrefix })
-  t.teardown(() => { redis.disconnect() })
-  return { quota: new QuotaStore(redis), keyPrefix }
+  const redis = new Redis(r?.url ?? process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379', { keyPrefix })
+  const quota = new QuotaStore(redis, opts)
+  t.teardown(() => { quota.stopRenewing(); redis.disconnect() })
+  return { quota, keyPrefix, redis }
 }
 
 const req = (over: Partial<ReserveRequest> = {}): ReserveRequest => ({
@@ -137,4 +138,75 @@ t.test('adjust applies Postgres-side changes only to cached balances', async (t)
 t.test('a zero balance admits nothing, even a free request', async (t) => {
   const { quota } = await store(t)
   t.match(await quota.reserve(req({ amount: 0, loadUser: async () => 0 })), { ok: false, reason: 'user_quota' })
+})
+
+const limits = (over: Partial<AdmissionLimits>): AdmissionLimits => ({ userConcurrency: 0, tokenConcurrency: 0, tokenRpm: 0, tokenTpm: 0, tokens: 0, ...over })
+
+/** Polls `check` until it holds or `ms` pass. */
+async function until (check: () => Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (await check()) return true
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return check()
+}
+
+t.test('concurrency limits hold across stores, in one script run, and come back on release', async (t) => {
+  const a = await store(t)
+  const { quota: b } = await store(t, a.keyPrefix)
+  const asks = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a.quota : b).reserve(req({ requestId: `c${i}`, amount: 1, limits: limits({ userConcurrency: 3 }) })))
+  const results = await Promise.all(asks)
+  const admitted = results.filter((r) => r.ok)
+  t.equal(admitted.length, 3, 'three in flight at most for the user')
+  t.ok(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === 'user_concurrency' && 'retryAfterS' in r))
+  t.equal(await a.quota.balance('user', 1), 997, 'refused requests took no quota')
+  const first = admitted[0]!
+  if (!first.ok || first.lease === undefined) throw new Error('no lease')
+  a.quota.release(first.lease, 0)
+  t.ok(await until(async () => (await a.quota.reserve(req({ amount: 1, limits: limits({ userConcurrency: 3 }) }))).ok), 'a released lease admits the next request')
+
+  const tok = await Promise.all(Array.from({ length: 6 }, () => a.quota.reserve(req({ userId: 5, tokenId: 7, amount: 1, limits: limits({ tokenConcurrency: 2 }) }))))
+  t.equal(tok.filter((r) => r.ok).length, 2)
+  t.ok(tok.filter((r) => !r.ok).every((r) => !r.ok && r.reason === 'token_concurrency'))
+})
+
+t.test('the leases of a store that stops renewing lapse; live ones are renewed past their time', async (t) => {
+  const a = await store(t, undefined, { leaseMs: 600 })
+  const { quota: b } = await store(t, a.keyPrefix, { leaseMs: 600 })
+  const live = await a.quota.reserve(req({ requestId: 'live', amount: 1, limits: limits({ userConcurrency: 2 }) }))
+  const dead = await b.reserve(req({ requestId: 'dead', amount: 1, limits: limits({ userConcurrency: 2 }) }))
+  t.ok(live.ok && dead.ok)
+  t.match(await a.quota.reserve(req({ amount: 1, limits: limits({ userConcurrency: 2 }) })), { ok: false, reason: 'user_concurrency' })
+  b.stopRenewing() // as a gateway that died: its lease is never released nor renewed
+  const startedAt = Date.now()
+  t.ok(await until(async () => (await a.quota.reserve(req({ requestId: 'next', amount: 1, limits: limits({ userConcurrency: 2 }) }))).ok), 'the dead lease lapsed')
+  t.ok(Date.now() - startedAt < 5000)
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.match(await a.quota.reserve(req({ amount: 1, limits: limits({ userConcurrency: 2 }) })), { ok: false, reason: 'user_concurrency' },
+    'the live leases, renewed, still count after more than twice their time')
+})
+
+t.test('requests per minute: a sliding window across stores, refused with a wait', async (t) => {
+  const a = await store(t)
+  const { quota: b } = await store(t, a.keyPrefix)
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? a.quota : b).reserve(req({ amount: 1, limits: limits({ tokenRpm: 5 }) }))))
+  t.equal(results.filter((r) => r.ok).length, 5)
+  const refused = results.find((r) => !r.ok)
+  t.match(refused, { ok: false, reason: 'token_rpm' })
+  if (refused !== undefined && !refused.ok && 'retryAfterS' in refused) t.ok(refused.retryAfterS >= 1 && refused.retryAfterS <= 120, `retry after ${refused.retryAfterS} s`)
+  t.equal(await a.quota.balance('token', 1), 995)
+  t.ok((await a.quota.reserve(req({ tokenId: 2, amount: 1, limits: limits({ tokenRpm: 5 }) }))).ok, 'another token has its own window')
+})
+
+t.test('tokens per minute: counted at admission, corrected at release', async (t) => {
+  const { quota } = await store(t)
+  const l = limits({ tokenTpm: 1000, tokens: 600 })
+  const first = await quota.reserve(req({ amount: 1, limits: l }))
+  t.ok(first.ok, 'an empty window admits')
+  t.match(await quota.reserve(req({ amount: 1, limits: l })), { ok: false, reason: 'token_tpm' }, '600 + 600 > 1000')
+  if (!first.ok || first.lease === undefined) throw new Error('no lease')
+  quota.release(first.lease, 100) // it used 100 tokens, not 600
+  t.ok(await until(async () => (await quota.reserve(req({ amount: 1, limits: l }))).ok), '100 + 600 fits once corrected')
+  t.match(await quota.reserve(req({ amount: 1, limits: limits({ tokenTpm: 1000, tokens: 400 }) })), { ok: false, reason: 'token_tpm' }, '700 + 400 > 1000')
 })
