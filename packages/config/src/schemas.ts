@@ -45,6 +45,7 @@ export const gatewayConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000, description: 'must be milliseconds 1000-3600000 (longest wait for an upstream answer to start)' }),
   RELAY_BODY_LIMIT_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'must be megabytes 1-1024 (largest relay request body)' }),
   RELAY_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'must be a whole number >= 0 (relay requests per client IP per minute; 0 = no limit)' }),
+  RELAY_LEASE_TTL_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 60_000, description: 'must be milliseconds 1000-600000 (how long a request counts against concurrency limits after its gateway stopped renewing it, e.g. died)' }),
   STATE_REFRESH_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'must be milliseconds >= 1000 (full reload of routing and options, a safety net for missed change messages)' }),
   HEAP_GROWTH_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 20, description: 'must be a whole number 0-300 (how far the heap may grow past what the last full collection kept; 0 = V8\'s own policy)' })
 })

@@ -27,11 +27,20 @@ export async function buildGateway (t: Test, env: Record<string, string> = {}): 
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, env: full }
 }
 
+/** Another gateway on the same database and Redis as one built by {@link buildGateway} (a second replica). */
+export async function secondGateway (t: Test, env: Record<string, string>): Promise<{ app: FastifyInstance, url: string }> {
+  const app = Fastify(fastifyOptions('gateway', 'silent', { trustRequestId: false }))
+  await app.register(gateway, { config: loadGatewayConfig(env) })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
+}
+
 export async function reload (app: FastifyInstance): Promise<void> {
   await app.relayState.loadAll()
 }
 
-export async function seedUser (db: Kysely<Database>, opts: { quota?: number, role?: number, group?: string, username?: string } = {}) {
+export async function seedUser (db: Kysely<Database>, opts: { quota?: number, role?: number, group?: string, username?: string, concurrency?: number } = {}) {
   return await db.insertInto('users').values({
     username: opts.username ?? `u${randomBytes(3).toString('hex')}`,
     quota: opts.quota ?? 10_000_000,
@@ -39,6 +48,7 @@ export async function seedUser (db: Kysely<Database>, opts: { quota?: number, ro
     group: opts.group ?? 'default',
     access_token_hash: null,
     aff_code: null,
+    concurrency_limit: opts.concurrency ?? 0,
     deleted_at: null,
     setting: {}
   }).returningAll().executeTakeFirstOrThrow()
@@ -46,7 +56,8 @@ export async function seedUser (db: Kysely<Database>, opts: { quota?: number, ro
 
 /** A token of `userId`; returns its row and the key a client sends. */
 export async function seedToken (db: Kysely<Database>, userId: number, opts: Partial<{
-  remain: number, unlimited: boolean, status: number, expired: number, modelLimits: string, allowIps: string, group: string, name: string
+  remain: number, unlimited: boolean, status: number, expired: number, modelLimits: string, allowIps: string, group: string, name: string,
+  rpm: number, tpm: number, concurrency: number
 }> = {}) {
   const key = `sk-${randomBytes(24).toString('hex')}`
   const row = await db.insertInto('tokens').values({
@@ -62,6 +73,9 @@ export async function seedToken (db: Kysely<Database>, userId: number, opts: Par
     model_limits: opts.modelLimits ?? '',
     allow_ips: opts.allowIps ?? '',
     group: opts.group ?? '',
+    rpm_limit: opts.rpm ?? 0,
+    tpm_limit: opts.tpm ?? 0,
+    concurrency_limit: opts.concurrency ?? 0,
     deleted_at: null
   }).returningAll().executeTakeFirstOrThrow()
   return { row, key }
@@ -70,7 +84,8 @@ export async function seedToken (db: Kysely<Database>, userId: number, opts: Par
 /** A channel with its abilities (one per group x model). */
 export async function seedChannel (db: Kysely<Database>, opts: {
   baseUrl: string, models: string[], groups?: string[], type?: number, priority?: number, weight?: number, key?: string,
-  autoBan?: boolean, modelMapping?: Record<string, string>, statusCodeMapping?: Record<string, string>, name?: string, proxyUrl?: string
+  autoBan?: boolean, modelMapping?: Record<string, string>, statusCodeMapping?: Record<string, string>, name?: string, proxyUrl?: string,
+  maxInputTokens?: number, multiKeyMode?: string, paramOverride?: string, headerOverride?: string
 }) {
   const groups = opts.groups ?? ['default']
   const ch = await db.insertInto('channels').values({
@@ -88,6 +103,10 @@ export async function seedChannel (db: Kysely<Database>, opts: {
     openai_organization: null,
     proxy_url: opts.proxyUrl ?? '',
     tag: null,
+    max_input_tokens: opts.maxInputTokens ?? 0,
+    multi_key_mode: opts.multiKeyMode ?? 'random',
+    param_override: opts.paramOverride ?? '',
+    header_override: opts.headerOverride ?? '',
     other_info: {}
   }).returningAll().executeTakeFirstOrThrow()
   await db.insertInto('abilities').values(groups.flatMap((group) => opts.models.map((model) => ({
@@ -123,6 +142,8 @@ export interface UpstreamBehaviour {
   dieAfter?: number
   /** Keep the connection open this long after [DONE] before ending the body. */
   holdAfterDoneMs?: number
+  /** Keys refused with OpenAI's 401 invalid_api_key (a revoked key). */
+  deadKeys?: string[]
 }
 
 export interface FakeOpenAI {
@@ -148,6 +169,11 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
     const b = fake.behaviour
     if (b.delayMs !== undefined) await new Promise((r) => setTimeout(r, b.delayMs))
     if (res.destroyed) return
+    if (b.deadKeys?.some((k) => req.headers.authorization === `Bearer ${k}`) === true) {
+      res.writeHead(401, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }))
+      return
+    }
     if (b.failWith !== undefined) {
       res.writeHead(b.failWith.status, { 'content-type': 'application/json' })
       res.end(JSON.stringify(b.failWith.body ?? { error: { message: `upstream says ${b.failWith.status}`, type: 'server_error', code: null } }))

@@ -17,6 +17,10 @@ export interface CallerRecord {
     modelLimits: string[] | null
     allowIps: string[]
     group: string
+    /** Requests per minute, tokens per minute and requests in flight; 0 means no limit. */
+    rpmLimit: number
+    tpmLimit: number
+    concurrencyLimit: number
   }
   user: {
     id: number
@@ -25,6 +29,8 @@ export interface CallerRecord {
     role: number
     group: string
     deleted: boolean
+    /** Requests in flight at once across all gateways; 0 means no limit. */
+    concurrencyLimit: number
   }
 }
 
@@ -76,6 +82,7 @@ export class CallerCache {
       .select([
         'tokens.id as token_id', 'tokens.name', 'tokens.status as token_status', 'tokens.remain_quota', 'tokens.unlimited_quota',
         'tokens.expired_time', 'tokens.model_limits_enabled', 'tokens.model_limits', 'tokens.allow_ips', 'tokens.group as token_group',
+        'tokens.rpm_limit', 'tokens.tpm_limit', 'tokens.concurrency_limit as token_concurrency', 'users.concurrency_limit as user_concurrency',
         'users.id as user_id', 'users.username', 'users.status as user_status', 'users.role', 'users.group as user_group',
         sql<boolean>`users.deleted_at is not null`.as('user_deleted')
       ])
@@ -92,9 +99,20 @@ export class CallerCache {
         expiredTime: row.expired_time,
         modelLimits: row.model_limits_enabled ? row.model_limits.split(',').map((m) => m.trim()).filter((m) => m !== '') : null,
         allowIps: row.allow_ips.split(/[\n,]/).map((ip) => ip.trim()).filter((ip) => ip !== ''),
-        group: row.token_group
+        group: row.token_group,
+        rpmLimit: row.rpm_limit,
+        tpmLimit: row.tpm_limit,
+        concurrencyLimit: row.token_concurrency
       },
-      user: { id: row.user_id, username: row.username, status: row.user_status, role: row.role, group: row.user_group, deleted: row.user_deleted }
+      user: {
+        id: row.user_id,
+        username: row.username,
+        status: row.user_status,
+        role: row.role,
+        group: row.user_group,
+        deleted: row.user_deleted,
+        concurrencyLimit: row.user_concurrency
+      }
     }
   }
 

@@ -26,6 +26,11 @@ export const RM = {
   upstreamFailed: { en: 'All upstream channels failed: {detail}', zh: '所有上游渠道均请求失败：{detail}' },
   streamInterrupted: { en: 'The upstream stream ended unexpectedly', zh: '上游数据流意外中断' },
   sensitive: { en: 'The prompt contains sensitive words', zh: '提示词包含敏感词' },
+  loadSaturated: { en: 'The upstream load of group {group} is saturated; please retry later', zh: '当前分组 {group} 上游负载已饱和，请稍后再试' },
+  tokenBusy: { en: 'This API key already has {limit} requests in flight; please wait for one to finish', zh: '该令牌同时进行的请求已达上限 {limit}，请等待其中之一完成' },
+  tokenRpm: { en: 'This API key may make {limit} requests per minute; retry in {seconds} s', zh: '该令牌每分钟最多请求 {limit} 次，请 {seconds} 秒后重试' },
+  tokenTpm: { en: 'This API key may use {limit} tokens per minute; retry in {seconds} s', zh: '该令牌每分钟最多使用 {limit} 个 token，请 {seconds} 秒后重试' },
+  promptTooLong: { en: 'The prompt (about {tokens} tokens) is longer than any channel for model {model} accepts (at most {max})', zh: '提示词（约 {tokens} 个 token）超过了模型 {model} 所有渠道的输入上限（最多 {max}）' },
   rateLimited: { en: 'Too many requests, please slow down', zh: '请求过于频繁，请稍后再试' },
   userRateLimited: { en: 'You have reached the limit of {count} requests in {minutes} minutes; please wait', zh: '您已达到请求数限制：{minutes} 分钟内最多请求 {count} 次' },
   notLoggedIn: { en: 'Not logged in, or the login has expired', zh: '未登录或登录已过期' }
@@ -40,6 +45,8 @@ export class RelayError extends Error {
   readonly code: string | null
   readonly msg?: RelayMessage
   readonly vars: Record<string, string>
+  /** Response headers of the refusal (Retry-After). */
+  headers?: Record<string, string>
 
   constructor (status: number, type: string, code: string | null, msg: RelayMessage | string, vars: Record<string, string> = {}) {
     super(typeof msg === 'string' ? msg : msg.en)

@@ -59,15 +59,17 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
   const usage = new UsagePublisher(bullConnection(config.REDIS_URL), `${config.REDIS_KEY_PREFIX}bull`, app.log)
   app.decorate('relayState', state)
   app.decorate('usagePublisher', usage)
+  const quota = new QuotaStore(app.redis, { leaseMs: config.RELAY_LEASE_TTL_MS })
   // Close order: stop taking changes; in-flight relays finish before Fastify runs onClose.
   app.addHook('onClose', async () => {
     await stopFollowing()
     await usage.close()
+    quota.stopRenewing()
   })
 
   const deps: RelayDeps = {
     state,
-    quota: new QuotaStore(app.redis),
+    quota,
     usage,
     db: app.db,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -103,6 +105,7 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
 
     api.setErrorHandler(async (err: FastifyError, req, reply) => {
       if (err instanceof RelayError) {
+        if (err.headers !== undefined) void reply.headers(err.headers)
         return sendOpenAIError(reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
       }
       const status = err.statusCode ?? 500
@@ -153,8 +156,11 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
         const caller: Caller = {
           group,
           record: {
-            token: { id: 0, name: 'playground', status: 1, remainQuota: 0, unlimited: true, expiredTime: -1, modelLimits: null, allowIps: [], group },
-            user: { id: user.id, username: user.username, status: user.status, role: user.role, group: user.group, deleted: false }
+            token: {
+              id: 0, name: 'playground', status: 1, remainQuota: 0, unlimited: true, expiredTime: -1, modelLimits: null, allowIps: [], group,
+              rpmLimit: 0, tpmLimit: 0, concurrencyLimit: 0
+            },
+            user: { id: user.id, username: user.username, status: user.status, role: user.role, group: user.group, deleted: false, concurrencyLimit: user.concurrency_limit }
           }
         }
         if (body !== undefined) delete body['group']

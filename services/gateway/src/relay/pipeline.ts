@@ -1,14 +1,14 @@
 import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, setChannelStatusAutomatically } from '@modelgate/db'
+import { type Database, type Kysely, recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, type Usage } from '@modelgate/providers'
-import type { QuotaStore } from '@modelgate/quota'
+import { adaptorFor, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, checkModel } from './auth.js'
 import { RelayError, RM } from './errors.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
-import { channelConfig, type RelayChannel, type RelayState } from './state.js'
+import { channelConfig, pickKey, type RelayChannel, type RelayKey, type RelayState } from './state.js'
 import { ClientGone, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
 import type { UsagePublisher } from './usage.js'
 
@@ -93,10 +93,20 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
 
   const stream = body?.['stream'] === true
   const estimatedPrompt = body === undefined ? 0 : promptTokensOf(body, approxCounter)
+  // The best estimate of the cost, or PreConsumedQuota when that is larger (a floor, as in
+  // new-api): a balance that covers the request with a margin admits it.
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
-  const reserved = costOf(price, { promptTokens: estimatedPrompt, completionTokens: body === undefined ? 0 : maxTokensOf(body) }) + preConsumed
+  const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: body === undefined ? 0 : maxTokensOf(body) }), preConsumed)
   const { token, user } = caller.record
-  let admitted
+  // Cached records written before these limits existed have none (|| 0).
+  const limits: AdmissionLimits = {
+    userConcurrency: user.concurrencyLimit || 0,
+    tokenConcurrency: token.concurrencyLimit || 0,
+    tokenRpm: token.rpmLimit || 0,
+    tokenTpm: token.tpmLimit || 0,
+    tokens: estimatedPrompt
+  }
+  let admitted: ReserveOutcome
   try {
     admitted = await deps.quota.reserve({
       requestId: req.id,
@@ -105,6 +115,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       unlimited: token.unlimited,
       amount: reserved,
       ttlSeconds: RESERVATION_TTL_S,
+      limits,
       loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
       loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
     })
@@ -114,15 +125,17 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
   }
   if (!admitted.ok) {
+    if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, group)
     if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
     throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
   }
+  const lease = admitted.lease
 
   // Admitted: from here on exactly one usage event, whatever happens.
   deps.usage.expect()
   const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
   try {
-    await callUpstreams(deps, req, reply, { endpoint, model, stream, body, raw, pinned, group, outcome })
+    await callUpstreams(deps, req, reply, { endpoint, model, stream, body, raw, pinned, group, outcome, promptTokens: estimatedPrompt })
   } finally {
     const billable = outcome.answered || outcome.aborted
     // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
@@ -132,6 +145,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       completionTokens: outcome.countedCompletion + (count !== undefined && outcome.completionText !== undefined ? count(outcome.completionText) : 0)
     }
     const quota = billable ? costOf(price, usage) : 0
+    if (lease !== undefined) deps.quota.release(lease, billable ? usage.promptTokens + usage.completionTokens : 0)
     const event: UsageEvent = {
       request_id: req.id,
       created_at: Math.floor(startedAt / 1000),
@@ -194,7 +208,31 @@ async function checkUserRateLimit (deps: RelayDeps, userId: number): Promise<{ s
   return { successKey, windowS }
 }
 
+/** The answer to a request refused by an admission limit: 429 with Retry-After. */
+function limitRefusal (reason: 'user_concurrency' | 'token_concurrency' | 'token_rpm' | 'token_tpm', retryAfterS: number, limits: AdmissionLimits, group: string): RelayError {
+  const seconds = String(Math.max(1, Math.ceil(retryAfterS)))
+  let err: RelayError
+  switch (reason) {
+    case 'user_concurrency':
+      err = new RelayError(429, 'rate_limit_exceeded', 'concurrency_limit_exceeded', RM.loadSaturated, { group })
+      break
+    case 'token_concurrency':
+      err = new RelayError(429, 'rate_limit_exceeded', 'concurrency_limit_exceeded', RM.tokenBusy, { limit: String(limits.tokenConcurrency) })
+      break
+    case 'token_rpm':
+      err = new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.tokenRpm, { limit: String(limits.tokenRpm), seconds })
+      break
+    case 'token_tpm':
+      err = new RelayError(429, 'rate_limit_exceeded', 'tokens_limit_exceeded', RM.tokenTpm, { limit: String(limits.tokenTpm), seconds })
+      break
+  }
+  err.headers = { 'retry-after': seconds }
+  return err
+}
+
 interface CallPlan {
+  /** The prompt's estimated tokens: channels with a lower max_input_tokens are passed over. */
+  promptTokens: number
   endpoint: Endpoint
   model: string
   stream: boolean
@@ -230,37 +268,75 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
   const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
   reply.raw.once('close', onClose)
   let last: { status: number, message: string, type: string, code: string | null } | undefined
+  // Whether every upstream that answered refused with 429 (the group's load is saturated).
+  let only429 = true
+  // The largest max_input_tokens of the channels passed over for a prompt too long for them.
+  let tooLongFor = 0
+  // Keys that failed this request, by channel: a retry of the channel takes another one.
+  const failedKeys = new Map<number, Set<string>>()
+  let again: RelayChannel | undefined
   try {
     for (let attempt = 0; attempt < attempts; attempt++) {
-      const channel = plan.pinned ?? state.pick(plan.group, plan.model, tried)
+      let channel = again ?? plan.pinned ?? state.pick(plan.group, plan.model, tried)
+      while (channel !== undefined && again === undefined && plan.pinned === undefined && channel.maxInputTokens > 0 && plan.promptTokens > channel.maxInputTokens) {
+        tooLongFor = Math.max(tooLongFor, channel.maxInputTokens)
+        tried.add(channel.id)
+        channel = state.pick(plan.group, plan.model, tried)
+      }
       if (channel === undefined) break
-      tried.add(channel.id)
-      outcome.tried.push(channel.id)
+      if (again === undefined) {
+        tried.add(channel.id)
+        outcome.tried.push(channel.id)
+      }
+      again = undefined
       outcome.channel = channel
       const adaptor = adaptorFor(channel.type)
       if (adaptor === undefined || !adaptor.supports(plan.endpoint, 'openai')) {
         last = { status: 503, message: `channel type ${channel.type} cannot serve this endpoint`, type: 'service_unavailable', code: 'unsupported_channel' }
+        only429 = false
+        continue
+      }
+      const key = pickKey(channel, failedKeys.get(channel.id))
+      if (key === undefined) {
+        last = { status: 503, message: 'the channel has no enabled key left', type: 'service_unavailable', code: 'no_available_key' }
+        only429 = false
         continue
       }
       outcome.upstreamModel = channel.modelMapping[plan.model] ?? plan.model
       const relayReq: RelayRequest = { endpoint: plan.endpoint, format: 'openai', model: outcome.upstreamModel, stream: plan.stream, body: plan.body, raw: plan.raw }
-      const config = channelConfig(channel)
+      const config = channelConfig(channel, key)
       try {
         let res: UpstreamResponse
         try {
-          res = await send(adaptor.buildRequest(config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
+          res = await send(upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
         } catch (err) {
           if (clientGone.aborted) { outcome.aborted = false; return }
           req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
           last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
+          only429 = false
           continue
         }
         if (res.status < 200 || res.status >= 300) {
           const text = await readText(res).catch(() => '')
           const failure = adaptor.classifyFailure(res.status, text)
           req.log.warn({ channel: channel.id, status: res.status, action: failure.action }, 'upstream refused')
-          if (failure.action === 'disable') await autoDisable(deps, channel, `${res.status}: ${failure.message}`)
+          if (res.status !== 429) only429 = false
           last = { status: res.status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
+          if (failure.action === 'disable') {
+            if (channel.keys.length > 1) {
+              // One dead key of several: that key is set aside and the channel tried again with another.
+              let failed = failedKeys.get(channel.id)
+              if (failed === undefined) failedKeys.set(channel.id, failed = new Set())
+              failed.add(key.fingerprint)
+              await disableKey(deps, channel, key, `${res.status}: ${failure.message}`)
+              if (channel.status === 1 && pickKey(channel, failed) !== undefined) {
+                again = channel
+                attempt--
+              }
+              continue
+            }
+            await autoDisable(deps, channel, `${res.status}: ${failure.message}`)
+          }
           if (failure.action === 'client') {
             outcome.error = { status: res.status, message: failure.message }
             await reply.code(mappedStatus(channel, res.status)).header('content-type', 'application/json; charset=utf-8')
@@ -292,8 +368,16 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         last = { status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' }
       }
     }
+    if (outcome.channel === undefined && tooLongFor > 0) {
+      outcome.error = { status: 400, message: 'prompt longer than every channel accepts' }
+      throw new RelayError(400, 'invalid_request_error', 'context_length_exceeded', RM.promptTooLong,
+        { tokens: String(plan.promptTokens), model: plan.model, max: String(tooLongFor) })
+    }
     const failure = last ?? { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
     outcome.error = { status: failure.status, message: failure.message }
+    if (last !== undefined && only429) {
+      throw new RelayError(429, 'rate_limit_exceeded', 'upstream_saturated', RM.loadSaturated, { group: plan.group })
+    }
     const status = failure.status === 429 ? 429 : failure.status >= 500 ? failure.status : 502
     throw new RelayError(outcome.channel === undefined ? status : mappedStatus(outcome.channel, status), failure.type, failure.code, RM.upstreamFailed, { detail: failure.message })
   } finally {
@@ -417,6 +501,26 @@ async function pipeStream (
   }
   if (!out.writableEnded) out.end()
   return 'done'
+}
+
+/**
+ * Sets one key of a multi-key channel aside after a failure that condemns the key (status 3,
+ * with the reason), when the channel's auto_ban and the option allow; otherwise only its last
+ * error is recorded. The channel is auto-disabled when no enabled key is left.
+ */
+async function disableKey (deps: RelayDeps, channel: RelayChannel, key: RelayKey, reason: string): Promise<void> {
+  if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) {
+    await recordChannelKeyError(deps.db, channel.id, key.fingerprint, reason).catch(() => {})
+    return
+  }
+  if (!await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint: key.fingerprint, from: [1], to: 3, reason, lastError: reason })) return
+  key.enabled = false
+  if (!channel.keys.some((k) => k.enabled)) {
+    await autoDisable(deps, channel, `all keys disabled; last: ${reason}`)
+    return
+  }
+  await deps.state.loadRouting()
+  await deps.publishChannelChange(channel.id)
 }
 
 /** Marks a channel auto-disabled (status 3) with the reason, when its auto_ban and the option allow. */

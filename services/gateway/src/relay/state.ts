@@ -2,17 +2,32 @@ import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contr
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
 import type { ChannelConfig } from '@modelgate/providers'
-import { channelKeys, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
+import { channelKeys, channelOverrides, keyFingerprint, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+
+/** One credential of a channel and whether requests may use it (its `key_states` entry). */
+export interface RelayKey {
+  key: string
+  fingerprint: string
+  enabled: boolean
+}
 
 /** An enabled channel as the relay uses it. */
 export interface RelayChannel {
   id: number
   type: number
   name: string
-  /** One credential per line; one is picked per request. */
-  keys: string[]
+  /** One credential per line; an enabled one is picked per request. */
+  keys: RelayKey[]
+  /** 'polling' takes the enabled keys in turn; otherwise one at random. */
+  multiKeyMode: string
+  /** Turn counter of polling mode (per process). */
+  nextKey: number
+  /** Prompts estimated above this many tokens go to other channels; 0 means no limit. */
+  maxInputTokens: number
+  paramOverride: Record<string, unknown>
+  headerOverride: Record<string, string>
   baseUrl: string
   other: string
   organization: string | null
@@ -116,11 +131,21 @@ export class RelayState {
         }
       }
       keys.set(c.key, open)
+      const states = c.key_states ?? {}
+      const relayKeys = open.map((key) => {
+        const fingerprint = keyFingerprint(key)
+        const st = states[fingerprint]
+        return { key, fingerprint, enabled: st === undefined || st.status === 1 }
+      })
       channels.set(c.id, {
         id: c.id,
         type: c.type,
         name: c.name,
-        keys: open,
+        keys: relayKeys,
+        multiKeyMode: c.multi_key_mode,
+        nextKey: this.channels.get(c.id)?.nextKey ?? 0,
+        maxInputTokens: c.max_input_tokens,
+        ...channelOverrides(c),
         baseUrl: c.base_url.replace(/\/+$/, ''),
         other: c.other,
         organization: c.openai_organization,
@@ -131,7 +156,8 @@ export class RelayState {
         status: c.status,
         proxyUrl: c.proxy_url.trim()
       })
-      if (c.status !== 1) continue
+      // A channel whose every key is disabled serves nothing until one is enabled again.
+      if (c.status !== 1 || !relayKeys.some((k) => k.enabled)) continue
       const served = nameList(c.models)
       for (const group of nameList(c.group)) {
         let set = models.get(group)
@@ -235,16 +261,34 @@ export class RelayState {
   }
 }
 
-/** The channel as an adaptor sees it, with one of its keys. */
-export function channelConfig (c: RelayChannel, random: () => number = Math.random): ChannelConfig {
+/**
+ * The key a request uses: one of the channel's enabled keys not in `skip` (keys that already
+ * failed this request), at random or in turn by the channel's mode; undefined when none is left.
+ */
+export function pickKey (c: RelayChannel, skip: ReadonlySet<string> | undefined, random: () => number = Math.random): RelayKey | undefined {
+  const { keys } = c
+  if (keys.length === 1) {
+    const only = keys[0]!
+    return only.enabled && skip?.has(only.fingerprint) !== true ? only : undefined
+  }
+  const usable = keys.filter((k) => k.enabled && skip?.has(k.fingerprint) !== true)
+  if (usable.length === 0) return undefined
+  if (c.multiKeyMode === 'polling') return usable[c.nextKey++ % usable.length]
+  return usable[Math.floor(random() * usable.length)]
+}
+
+/** The channel as an adaptor sees it, with `key` (by default one picked by {@link pickKey}). */
+export function channelConfig (c: RelayChannel, key: RelayKey | undefined = pickKey(c, undefined)): ChannelConfig {
   return {
     id: c.id,
     type: c.type,
-    key: c.keys[Math.floor(random() * c.keys.length)] ?? '',
+    key: key?.key ?? '',
     baseUrl: c.baseUrl,
     other: c.other,
     organization: c.organization,
     setting: c.setting,
-    proxyUrl: c.proxyUrl
+    proxyUrl: c.proxyUrl,
+    paramOverride: c.paramOverride,
+    headerOverride: c.headerOverride
   }
 }
