@@ -15,5 +15,7 @@ export const TM = defineMessages({
   tokenExhausted: { en: 'This token\'s quota is exhausted; add quota first', zh: '令牌额度已用尽，请先增加额度' },
   tokenCreated: { en: 'Token created', zh: '令牌创建成功' },
   tokenUpdated: { en: 'Token updated', zh: '令牌更新成功' },
-  tokenDeleted: { en: 'Token deleted', zh: '令牌已删除' }
+  tokenDeleted: { en: 'Token deleted', zh: '令牌已删除' },
+  keyMissing: { en: 'No API key provided. Send it as "Authorization: Bearer sk-...".', zh: '未提供令牌，请在 Authorization 头中以 Bearer sk-... 的形式提供' },
+  keyInvalid: { en: 'Invalid API key', zh: '无效的令牌' }
 })

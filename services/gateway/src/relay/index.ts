@@ -10,6 +10,7 @@ import { QuotaStore } from '@modelgate/quota'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { authenticate, type Caller } from './auth.js'
+import { billingRoutes } from './billing.js'
 import { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from './errors.js'
 import { relay, type RelayDeps } from './pipeline.js'
@@ -168,6 +169,8 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
         return reply
       })
     })
+
+    billingRoutes(api, { callers, db: app.db, state })
 
     for (const prefix of RELAY_PREFIXES) {
       api.all(prefix, unknownRelayPath)
