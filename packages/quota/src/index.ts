@@ -250,14 +250,42 @@ interface Scripts {
 const NO_LIMITS: AdmissionLimits = { userConcurrency: 0, tokenConcurrency: 0, tokenRpm: 0, tokenTpm: 0, tokens: 0 }
 const LIMIT_REASONS: Record<string, LimitReason> = { USER_BUSY: 'user_concurrency', TOKEN_BUSY: 'token_concurrency', RPM: 'token_rpm', TPM: 'token_tpm' }
 
+/**
+ * Collects items until the event loop ends its current round of I/O, then hands them to `send`
+ * together: what a busy gateway asks for in one round goes to Redis as one script run.
+ */
+function perRound<T> (send: (batch: T[]) => void): (item: T) => void {
+  let pending: T[] = []
+  return (item) => {
+    pending.push(item)
+    if (pending.length > 1) return
+    setImmediate(() => {
+      const batch = pending
+      pending = []
+      send(batch)
+    })
+  }
+}
+
+/** The keys and the arguments of one script run over a batch, each item's in turn. */
+function scriptInput<T> (batch: readonly T[], keysOf: (item: T) => readonly string[], argsOf: (item: T) => ReadonlyArray<string | number>): [string[], Array<string | number>] {
+  const keys: string[] = []
+  const args: Array<string | number> = []
+  for (const item of batch) {
+    keys.push(...keysOf(item))
+    args.push(...argsOf(item))
+  }
+  return [keys, args]
+}
+
 /** An open reservation: what a request holds until it is settled. */
 export interface OpenReservation { requestId: string, amount: number, unlimited: boolean, userId: number, tokenId: number }
 
 /** Balances and reservations on one ioredis client (its keyPrefix applies). */
 export class QuotaStore {
   readonly #redis: Redis & Scripts
-  #reserving: PendingReserve[] = []
-  #releasing: Lease[] = []
+  readonly #queueReserve = perRound<PendingReserve>((batch) => { this.#sendReserves(batch) })
+  readonly #queueRelease = perRound<Lease>((batch) => { this.#sendReleases(batch) })
   readonly #leaseMs: number
   /** Leases of this process's requests in flight, renewed while they run. */
   readonly #leases = new Set<Lease>()
@@ -334,21 +362,11 @@ export class QuotaStore {
    * one each, and no waiting beyond the round. Each reservation is still all-or-nothing.
    */
   #reserveScript (keys: ReserveKeys, args: ReserveArgs): Promise<ReserveReply> {
-    return new Promise((resolve, reject) => {
-      this.#reserving.push({ keys, args, resolve, reject })
-      if (this.#reserving.length === 1) setImmediate(() => { this.#sendReserves() })
-    })
+    return new Promise((resolve, reject) => { this.#queueReserve({ keys, args, resolve, reject }) })
   }
 
-  #sendReserves (): void {
-    const batch = this.#reserving
-    this.#reserving = []
-    const keys: string[] = []
-    const args: Array<string | number> = []
-    for (const b of batch) {
-      keys.push(...b.keys)
-      args.push(...b.args)
-    }
+  #sendReserves (batch: PendingReserve[]): void {
+    const [keys, args] = scriptInput(batch, (b) => b.keys, (b) => b.args)
     this.#redis.mgReserve(keys.length, ...keys, ...args).then((replies) => {
       batch.forEach((b, i) => {
         const reply = replies[i]
@@ -366,19 +384,13 @@ export class QuotaStore {
    */
   release (lease: Lease, usedTokens: number): void {
     if (lease.leased) this.#leases.delete(lease)
-    this.#releasing.push({ ...lease, tokens: lease.minute < 0 ? 0 : Math.trunc(usedTokens) - lease.tokens })
-    if (this.#releasing.length === 1) setImmediate(() => { this.#sendReleases() })
+    this.#queueRelease({ ...lease, tokens: lease.minute < 0 ? 0 : Math.trunc(usedTokens) - lease.tokens })
   }
 
-  #sendReleases (): void {
-    const batch = this.#releasing
-    this.#releasing = []
-    const keys: string[] = []
-    const args: Array<string | number> = []
-    for (const l of batch) {
-      keys.push(leaseKey('user', l.userId), leaseKey('token', l.tokenId), rateKey(l.tokenId))
-      args.push(l.requestId, l.tokens, l.minute)
-    }
+  #sendReleases (batch: Lease[]): void {
+    const [keys, args] = scriptInput(batch,
+      (l) => [leaseKey('user', l.userId), leaseKey('token', l.tokenId), rateKey(l.tokenId)],
+      (l) => [l.requestId, l.tokens, l.minute])
     this.#redis.mgRelease(keys.length, ...keys, ...args).catch(() => {})
   }
 
