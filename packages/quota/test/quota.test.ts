@@ -6,7 +6,7 @@ import { type AdmissionLimits, QuotaStore, type ReserveRequest } from '../src/in
 async function store (t: Test, prefix?: string, opts: { leaseMs?: number } = {}) {
   const r = prefix === undefined ? await createTestRedis(t) : undefined
   const keyPrefix = prefix ?? r!.keyPrefix
-  const redis = new Redis(r?.url ?? process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379', { keyPrefix })
+  const redis = new Redis(r?.url ?? 'redis://127.0.0.1:6379', { keyPrefix })
   const quota = new QuotaStore(redis, opts)
   t.teardown(() => { quota.stopRenewing(); redis.disconnect() })
   return { quota, keyPrefix, redis }

@@ -121,7 +121,7 @@ t.test('the leases of a gateway killed mid-request lapse after RELAY_LEASE_TTL_M
 
   const port = await freePort()
   const child = spawn(process.execPath, [new URL('../dist/server.js', import.meta.url).pathname], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' },
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' },
     stdio: 'ignore'
   })
   t.teardown(() => { child.kill('SIGKILL') })
