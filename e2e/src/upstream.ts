@@ -11,6 +11,8 @@ export interface FakeOpenAIOptions {
   reply?: string
   /** Milliseconds a chat that does not stream takes to answer. */
   delayMs?: number
+  /** Keys (without `Bearer `) answered 401 with OpenAI's invalid-key error. */
+  deadKeys?: string[]
 }
 
 export interface FakeOpenAI {
@@ -19,14 +21,16 @@ export interface FakeOpenAI {
   calls: number
   /** The Authorization header of every request, in order. */
   keys: string[]
+  /** Every chat completion request: its headers and parsed body, in order. */
+  chats: Array<{ headers: Record<string, string | string[] | undefined>, body: Record<string, unknown> }>
 }
 
 const DEFAULT_USAGE = { prompt_tokens: 9, completion_tokens: 3 }
 
 /** A real OpenAI-protocol server on 127.0.0.1: chat completions (JSON or SSE, with usage) and the model list. */
 export async function fakeOpenAI (t: Test, options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
-  const { models = ['gpt-4o-mini'], usage = () => DEFAULT_USAGE, reply = 'Hello there!', delayMs = 0 } = options
-  const state: FakeOpenAI = { url: '', calls: 0, keys: [] }
+  const { models = ['gpt-4o-mini'], usage = () => DEFAULT_USAGE, reply = 'Hello there!', delayMs = 0, deadKeys = [] } = options
+  const state: FakeOpenAI = { url: '', calls: 0, keys: [], chats: [] }
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -39,8 +43,14 @@ export async function fakeOpenAI (t: Test, options: FakeOpenAIOptions = {}): Pro
         return
       }
       if (req.method === 'POST' && path === '/v1/chat/completions') {
-        state.calls++
         const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { model?: string, stream?: boolean }
+        state.chats.push({ headers: req.headers, body })
+        if (deadKeys.includes((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
+          res.writeHead(401, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }))
+          return
+        }
+        state.calls++
         const model = body.model ?? 'gpt-4o-mini'
         const u = usage(model)
         const counts = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens }

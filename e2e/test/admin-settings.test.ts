@@ -56,6 +56,10 @@ t.test('the super admin\'s operation, system and other tabs change the running s
 
   // Operation tab, visual pricing editor: a new ratio is stored and priced.
   await page.getByRole('tab', { name: 'Operation' }).click()
+  // The dashboard interval is stored for compatibility but does nothing, and says so.
+  const dashboard = card(page, 'dashboard')
+  await dashboard.getByText('Not used: dashboard data is recorded when each request settles, so this interval does not apply. Stored for compatibility.').waitFor()
+  t.ok(await dashboard.getByLabel('Update interval (minutes)').isEditable(), 'the interval stays editable')
   const visual = page.getByTestId('ratio-visual')
   await visual.getByLabel('Search models').fill('gpt-4o')
   const row = visual.getByTestId('ratio-row-gpt-4o')
@@ -135,6 +139,11 @@ t.test('the super admin\'s operation, system and other tabs change the running s
   await toast(page, 'success', 'Saved')
   t.equal(await option('ServerAddress'), 'https://gw.example.com', 'trailing slashes are stripped')
   t.equal(await card(page, 'server').getByLabel('Server address').inputValue(), 'https://gw.example.com')
+  // The worker is stored for compatibility but not used, and the card says so.
+  const worker = card(page, 'worker')
+  await worker.getByText('Not used yet: this gateway does not fetch user-supplied URLs.', { exact: true }).waitFor()
+  await worker.getByText(/image and file links in requests go to the upstream as sent/).waitFor()
+  t.ok(await worker.getByLabel('Worker address').isEditable() && await worker.getByLabel('Worker key').isEditable(), 'the worker fields stay editable')
   await card(page, 'worker').getByLabel('Worker address').fill('ftp://worker.example.com')
   await save(page, 'worker')
   t.match(await toast(page, 'error', 'WorkerUrl must be an http(s) address'), /^Save failed, please retry/, 'the server\'s refusal is shown')

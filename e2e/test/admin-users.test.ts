@@ -85,6 +85,31 @@ t.test('the super admin adds, edits, disables, promotes and deregisters users; a
     await page.getByTestId(`user-row-${carolId}`).getByText('vip').waitFor()
   })
 
+  await t.test('the edit drawer sets the concurrency limit, which survives a reload', async (t) => {
+    await page.goto(`/user/edit/${carolId}`)
+    const form = page.getByRole('form', { name: 'Edit user' })
+    await until(async () => await form.getByLabel('Username').inputValue() === 'carol')
+    const limit = form.getByLabel('Concurrency limit')
+    t.equal(await limit.inputValue(), '0', 'no limit at first')
+    await form.getByText('Requests in flight at once across all gateways; 0 for no limit').waitFor()
+    await limit.fill('100001')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.getByText('Enter a whole number from 0 to 100000').waitFor()
+    t.equal((await live('carol')).concurrency_limit, 0, 'an out-of-range limit is refused in the form')
+    await limit.fill('8')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.getByText('User information updated').waitFor()
+    await page.waitForURL((u) => u.pathname === '/user')
+    t.equal((await live('carol')).concurrency_limit, 8, 'users.concurrency_limit is stored')
+
+    await page.goto(`/user/edit/${carolId}`)
+    await page.reload()
+    await until(async () => await form.getByLabel('Username').inputValue() === 'carol')
+    t.equal(await form.getByLabel('Concurrency limit').inputValue(), '8', 'the drawer shows the saved limit after a reload')
+    await form.getByRole('button', { name: 'Close' }).click()
+    await page.waitForURL((u) => u.pathname === '/user')
+  })
+
   await t.test('disable and enable change the status in place', async (t) => {
     const row = page.getByTestId(`user-row-${carolId}`)
     await row.getByRole('button', { name: 'Disable' }).click()

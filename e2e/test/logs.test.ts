@@ -91,6 +91,9 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
     t.pass(`${w}px: total quota of the filter ${money(aliceTotal)}`)
     t.same((await consumeRows.getByTestId('log-quota').allInnerTexts()).sort(), [money(450), money(450), money(3750), money(3750), money(3750)].sort(), 'each row shows its quota')
     t.equal(await page.getByLabel('Username').count(), 0, 'no username filter for users')
+    t.equal(await page.getByTestId('log-retention').innerText(), 'Usage details are kept visible for the last 3 days.', `${w}px: the user is told how far back details go`)
+    const earliest = Date.parse(await page.getByLabel('Start time').getAttribute('min') ?? '')
+    t.ok(Math.abs(earliest - (Date.now() - 3 * 86_400_000)) < 600_000, 'the start time picker stops 3 days back')
     t.equal(await page.getByRole('columnheader', { name: 'Channel' }).count(), 0, 'no channel column for users')
     t.equal(await page.getByRole('cell', { name: 'Stream', exact: true }).count(), 2, 'two streamed requests flagged')
 
@@ -128,6 +131,8 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
     await signIn(admin, 'root', '123456')
     await admin.goto('/log')
     await admin.getByRole('columnheader', { name: 'Channel' }).waitFor()
+    t.equal(await admin.getByTestId('log-retention').count(), 0, 'admins see every day, without the 3-day caption')
+    t.equal(await admin.getByLabel('Start time').getAttribute('min'), null, 'nor a limited picker')
     await admin.getByLabel('Username').fill('alice')
     await admin.getByLabel('Channel ID').fill(String(channel!.id))
     await admin.getByLabel('Log type').click()

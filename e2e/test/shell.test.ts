@@ -37,6 +37,8 @@ t.test('signed in: home with the notice, theme restored after a reload, and a 40
     await signIn(page, 'root', '123456')
     await page.goto('/')
     await page.getByRole('heading', { name: 'One API for every model' }).waitFor()
+    t.ok(await page.getByText(/^Point any OpenAI client or SDK at \S+\/v1 \(an OpenAI-compatible API\)/).isVisible(), 'the home page claims OpenAI clients only')
+    t.equal(await page.getByText(/Anthropic|Gemini/).count(), 0, 'and no other client protocol')
     t.equal(await page.getByTestId('notice').locator('strong').textContent(), 'tonight', 'the notice renders as Markdown')
     await noOverflow(t, page, `${viewport.width}px home`)
     await screenshot(page, `home-${viewport.width}`)

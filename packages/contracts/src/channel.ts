@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
+import { PagingQuery } from './paging.js'
 
 /** Channel status numbers (SPEC.md section 3). 3 is set by the system, never by an admin. */
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, autoDisabled: 3 } as const
@@ -83,7 +84,9 @@ export const ChannelView = Type.Object({
   /** 'random' or 'polling': how a multi-key channel picks a key per request. */
   multi_key_mode: Type.String(),
   /** Per-key states by key fingerprint (first 16 hex digits of the key's SHA-256). */
-  key_states: Type.Record(Type.String(), ChannelKeyState)
+  key_states: Type.Record(Type.String(), ChannelKeyState),
+  /** How many credentials (key lines) the channel holds; 0 when its key cannot be opened. */
+  key_count: Type.Integer()
 })
 export type ChannelView = Static<typeof ChannelView>
 
@@ -140,8 +143,7 @@ export type ChannelPage = Static<typeof ChannelPage>
  * `tag_mode` groups channels sharing a tag into one {@link ChannelTagRow}.
  */
 export const ChannelListQuery = Type.Object({
-  p: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  ...PagingQuery.properties,
   id_sort: Type.Optional(Type.Boolean()),
   tag_mode: Type.Optional(Type.Boolean())
 })
@@ -285,3 +287,70 @@ export const ChannelTestResponse = Type.Object({
   time: Type.Number()
 })
 export type ChannelTestResponse = Static<typeof ChannelTestResponse>
+
+/**
+ * `GET /api/channel/update_balance/{id}`: the balance just read, in US dollars, beside success and
+ * message (absent when it failed).
+ */
+export const ChannelBalanceResponse = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  balance: Type.Optional(Type.Number())
+})
+export type ChannelBalanceResponse = Static<typeof ChannelBalanceResponse>
+
+/** `GET /api/channel/update_balance`: channels whose balance was read, and those that failed. */
+export const ChannelBalancesResult = Type.Object({
+  updated: Type.Integer(),
+  failed: Type.Integer()
+})
+export type ChannelBalancesResult = Static<typeof ChannelBalancesResult>
+export const ChannelBalancesResponse = ApiEnvelope(ChannelBalancesResult)
+
+/** One key of a channel as `GET /api/channel/{id}/keys` lists it (never the key itself). */
+export const ChannelKeyView = Type.Object({
+  /** 0-based position in the key text (one key per line); the console counts from 1. */
+  index: Type.Integer(),
+  /** First 16 hex digits of the key's SHA-256: the name its state goes by. */
+  fingerprint: Type.String(),
+  /** The key masked: its first 3 and last 4 characters. */
+  hint: Type.String(),
+  /** 1 enabled, 2 disabled by an admin, 3 disabled by the system. */
+  status: Type.Integer(),
+  /** Why the status last changed; '' when it never did. */
+  reason: Type.String(),
+  /** Unix seconds of the last status change; 0 when it never changed. */
+  time: Type.Integer(),
+  /** The last upstream error seen with this key; '' when none. */
+  last_error: Type.String(),
+  /** Unix seconds of that error; 0 when none. */
+  last_error_time: Type.Integer()
+})
+export type ChannelKeyView = Static<typeof ChannelKeyView>
+
+/** `GET` and `PUT /api/channel/{id}/keys`: the channel's keys in key-line order. */
+export const ChannelKeysResponse = ApiEnvelope(Type.Array(ChannelKeyView))
+
+/**
+ * `PUT /api/channel/{id}/keys`: enables (1) or disables (2) one key of a multi-key channel, named
+ * by its fingerprint or, without one, its index. The channel's own status is left as it is.
+ */
+export const ChannelKeyStatusBody = Type.Object({
+  fingerprint: Type.Optional(Type.String({ maxLength: 64 })),
+  index: Type.Optional(Type.Integer({ minimum: 0 })),
+  status: Type.Integer()
+})
+export type ChannelKeyStatusBody = Static<typeof ChannelKeyStatusBody>
+
+/** `GET /api/channel/test/{id}`: `model` to test with; `key_index` tests that key only (0-based). */
+export const ChannelTestQuery = Type.Object({
+  model: Type.Optional(Type.String({ maxLength: 200 })),
+  key_index: Type.Optional(Type.Integer({ minimum: 0 }))
+})
+export type ChannelTestQuery = Static<typeof ChannelTestQuery>
+
+/**
+ * Channel types whose provider has a billing endpoint, so `update_balance` can read their balance
+ * (OpenAI, custom, Moonshot, SiliconCloud, DeepSeek); the console offers the update only for them.
+ */
+export const BALANCE_CHANNEL_TYPES: readonly number[] = [1, 8, 25, 40, 43]

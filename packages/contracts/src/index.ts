@@ -1,4 +1,5 @@
 export * from './api.js'
+export * from './paging.js'
 export * from './events.js'
 export * from './health.js'
 export * from './options.js'

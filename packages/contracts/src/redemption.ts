@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
+import { PagingQuery } from './paging.js'
 
 /** Redemption code status numbers (SPEC.md section 3). 3 is set by redeeming, never by an admin. */
 export const REDEMPTION_STATUS = { unused: 1, disabled: 2, used: 3 } as const
@@ -47,8 +48,7 @@ export const RedemptionPageResponse = ApiEnvelope(RedemptionPage)
 export const RedemptionCreateResponse = ApiEnvelope(Type.Array(Type.String()))
 
 export const RedemptionListQuery = Type.Object({
-  p: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
+  ...PagingQuery.properties
 })
 export type RedemptionListQuery = Static<typeof RedemptionListQuery>
 

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
+import { PagingQuery } from './paging.js'
 
 /** Token status numbers (SPEC.md section 3). 3 and 4 are set by the system, never by a user. */
 export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const
@@ -72,11 +73,9 @@ export const TokenKeyResponse = ApiEnvelope(Type.Object({ key: Type.String() }))
 /** Latest accepted expiry: the end of year 9999, in unix seconds. */
 export const TOKEN_MAX_EXPIRY = 253_402_300_799
 
-/** Paging of the token list: `size` as the console sends it, `page_size` as other lists do. */
+/** Paging of the token list (see {@link PagingQuery}). */
 export const TokenListQuery = Type.Object({
-  p: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
+  ...PagingQuery.properties
 })
 export type TokenListQuery = Static<typeof TokenListQuery>
 

@@ -31,5 +31,8 @@ export const UserView = Type.Object({
 })
 export type UserView = Static<typeof UserView>
 
+/** Largest per-user concurrency limit an admin may set (0 means no limit). */
+export const USER_CONCURRENCY_MAX = 100_000
+
 /** Roles (SPEC.md section 6). */
 export const ROLES = { common: 1, admin: 10, root: 100 } as const

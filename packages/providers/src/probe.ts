@@ -1,5 +1,5 @@
 import { fetch, type Response } from 'undici'
-import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
+import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
 import { upstreamDispatcher } from './dispatcher.js'
 import { upstreamRequest, withOverrides } from './overrides.js'
 
@@ -10,6 +10,8 @@ export interface ChannelTestResult {
   ms: number
   /** Why it failed, safe to show; empty on success. */
   message: string
+  /** How the adaptor classifies a failed answer ('disable': bad key or exhausted account); absent when no answer came. */
+  action?: FailureAction
 }
 
 /** Largest test answer read: a 16-token completion is a few kilobytes. */
@@ -53,7 +55,11 @@ async function readCapped (res: Response, maxBytes: number, abort: AbortControll
   return Buffer.concat(chunks)
 }
 
-async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
+/**
+ * Sends `up` through the channel's proxy (or directly) with a timeout covering the whole answer,
+ * redirects not followed, reading at most `maxBytes` of the body. Internal to this package.
+ */
+export async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
   const abort = new AbortController()
   // The timeout covers reading the body too, not only the headers.
   const res = await fetch(up.url, {
@@ -68,7 +74,7 @@ async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutM
 }
 
 /** A failure of `call` as a message safe to show an admin (never the key). */
-function failureMessage (err: unknown, timeoutMs: number): string {
+export function failureMessage (err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: unknown, message?: unknown } }
   if (e.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
   // fetch reports connection errors as a TypeError ("fetch failed") with the system error as the cause.
@@ -88,7 +94,10 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
     const req = adaptor.testRequest(channel, model)
     const res = await call(upstreamRequest(adaptor, channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
-    if (res.status < 200 || res.status >= 300) return { ok: false, ms, message: adaptor.classifyFailure(res.status, res.body.toString('utf8')).message }
+    if (res.status < 200 || res.status >= 300) {
+      const failure = adaptor.classifyFailure(res.status, res.body.toString('utf8'))
+      return { ok: false, ms, message: failure.message, action: failure.action }
+    }
     adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
     return { ok: true, ms, message: '' }
   } catch (err) {

@@ -32,6 +32,8 @@ import usageRoutes from './routes/api/usage/index.js'
 import tokenRoutes from './routes/api/token/index.js'
 import redemptionRoutes from './routes/api/redemption/index.js'
 import channelRoutes from './routes/api/channel/index.js'
+import channelBalanceRoutes from './routes/api/channel/balance.js'
+import channelKeyRoutes from './routes/api/channel/keys.js'
 import topupRoutes from './routes/api/user/topup.js'
 import pricingRoutes from './routes/api/pricing/index.js'
 import { midjourneyRoutes, taskRoutes } from './routes/api/task/index.js'
@@ -116,6 +118,8 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(tokenRoutes, { prefix: '/token' })
     await api.register(redemptionRoutes, { prefix: '/redemption' })
     await api.register(channelRoutes, { prefix: '/channel' })
+    await api.register(channelBalanceRoutes, { prefix: '/channel' })
+    await api.register(channelKeyRoutes, { prefix: '/channel' })
     await api.register(topupRoutes, { prefix: '/user' })
     await api.register(pricingRoutes, { prefix: '/pricing' })
     await api.register(midjourneyRoutes, { prefix: '/mj' })

@@ -102,7 +102,8 @@ const systemLogs = async (app: FastifyInstance, channelId: number) =>
 t.test('testing one channel records its response time and test time; time is answered in seconds', async (t) => {
   const up = await upstream(t)
   const { call, create, row } = await setup(t)
-  const c = await create({ base_url: `${up.base}/slow-300`, models: 'gpt-4o-mini,gpt-4o', key: 'sk-first\nsk-second' })
+  // One key: a channel with several tests each of them (test/channel-keys.test.ts).
+  const c = await create({ base_url: `${up.base}/slow-300`, models: 'gpt-4o-mini,gpt-4o', key: 'sk-first' })
   const before = Math.floor(Date.now() / 1000)
   const res = await call('GET', `/api/channel/test/${c.id}`)
   t.match(res, { success: true, message: /^Channel ch passed the test with gpt-4o-mini in 0\.\d\d s$/ })
@@ -111,7 +112,7 @@ t.test('testing one channel records its response time and test time; time is ans
   const after = await row(c.id)
   t.ok(after.response_time >= 300 && Math.abs(after.response_time - res.time * 1000) < 2, 'response_time is the same duration in ms')
   t.ok(after.test_time >= before && after.test_time <= Math.floor(Date.now() / 1000) + 1, 'test_time is now')
-  t.match(up.seen.at(-1), { path: '/v1/chat/completions', model: 'gpt-4o-mini', auth: 'Bearer sk-first' }, 'the first model, through the adaptor, with the first key')
+  t.match(up.seen.at(-1), { path: '/v1/chat/completions', model: 'gpt-4o-mini', auth: 'Bearer sk-first' }, 'the first model, through the adaptor, with the key')
 
   const picked = await create({ base_url: `${up.base}/ok`, models: 'a,b', test_model: 'b', model_mapping: '{"o3":"o3-2025-04-16"}' })
   await call('GET', `/api/channel/test/${picked.id}`)

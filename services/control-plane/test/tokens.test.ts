@@ -70,8 +70,8 @@ t.test('creates a token with the default quota and shows its full key only to it
   t.equal(list.body.data.total, 1)
   t.notOk(list.text.includes(body), 'the list never carries the full key')
   t.same(Object.keys(list.body.data.items[0]).sort(), [
-    'accessed_time', 'allow_ips', 'created_time', 'expired_time', 'group', 'id', 'key', 'model_limits', 'model_limits_enabled',
-    'name', 'remain_quota', 'status', 'unlimited_quota', 'used_quota', 'user_id'
+    'accessed_time', 'allow_ips', 'concurrency_limit', 'created_time', 'expired_time', 'group', 'id', 'key', 'model_limits',
+    'model_limits_enabled', 'name', 'remain_quota', 'rpm_limit', 'status', 'tpm_limit', 'unlimited_quota', 'used_quota', 'user_id'
   ])
   const one = await call(app, a, 'GET', `/api/token/${tok.id}`)
   t.equal(one.body.data.key, tok.key)
@@ -180,7 +180,7 @@ t.test('searches tokens by name and by key, newest first and paged', async (t) =
   t.same(page2.body.data.items.map((x: Created) => x.id), [alpha.id])
   const legacy = await call(app, a, 'GET', '/api/token/?p=1&page_size=1')
   t.match(legacy.body.data, { page: 1, page_size: 1, total: 3 }, 'page_size is accepted too')
-  t.equal((await call(app, a, 'GET', '/api/token/?size=101')).status, 400, 'at most 100 per page')
+  t.equal((await call(app, a, 'GET', '/api/token/?size=101')).body.data.page_size, 100, 'at most 100 per page')
 })
 
 t.test('validates token fields', async (t) => {
@@ -349,4 +349,41 @@ t.test('token changes are announced to the gateways and drop their cached record
   t.equal((await call(app, a, 'DELETE', `/api/token/${tok!.id}/`)).body.message, 'Token not found', 'deleting twice')
 
   await announced('deleting without the trailing slash', other!.id, async () => t.equal((await call(app, a, 'DELETE', `/api/token/${other!.id}`)).body.success, true))
+})
+
+t.test('saves per-token limits on create and edit and refuses values out of range', async (t) => {
+  const app = await build(t)
+  const a = await userSession(app, 'alice')
+  const plain = await create(app, a, { name: 'plain' })
+  t.match(plain, { rpm_limit: 0, tpm_limit: 0, concurrency_limit: 0 }, 'no limits unless asked')
+
+  const limited = await create(app, a, { name: 'limited', rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 2 })
+  t.match(limited, { rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 2 })
+  t.match(await stored(app, limited.id), { rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 2 })
+  t.match((await call(app, a, 'GET', `/api/token/${limited.id}`)).body.data, { rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 2 }, 'read back')
+  const listed = (await call(app, a, 'GET', '/api/token/?p=1&size=10')).body.data.items as Array<{ id: number, rpm_limit: number }>
+  t.equal(listed.find((x) => x.id === limited.id)?.rpm_limit, 60, 'the list shows them too')
+
+  const put = async (payload: object) => await call(app, a, 'PUT', '/api/token/', { id: limited.id, ...payload })
+  t.match((await put({ rpm_limit: 0, concurrency_limit: 5 })).body, { success: true, data: { rpm_limit: 0, tpm_limit: 100_000, concurrency_limit: 5 } }, 'an edit changes only the limits sent')
+  t.match(await stored(app, limited.id), { rpm_limit: 0, tpm_limit: 100_000, concurrency_limit: 5 })
+  t.match((await put({ name: 'renamed' })).body.data, { rpm_limit: 0, tpm_limit: 100_000, concurrency_limit: 5 }, 'an edit without them keeps them')
+  t.match((await put({ rpm_limit: 1_000_000, tpm_limit: 2_000_000_000, concurrency_limit: 100_000 })).body.data, { rpm_limit: 1_000_000, tpm_limit: 2_000_000_000, concurrency_limit: 100_000 }, 'the largest values')
+
+  for (const [field, value, words] of [
+    ['rpm_limit', 1_000_001, /rpm_limit must be <= 1000000/],
+    ['rpm_limit', -1, /rpm_limit must be >= 0/],
+    ['tpm_limit', 2_000_000_001, /tpm_limit must be <= 2000000000/],
+    ['concurrency_limit', 100_001, /concurrency_limit must be <= 100000/],
+    ['concurrency_limit', 1.5, /concurrency_limit must be integer/],
+    ['rpm_limit', '10', /rpm_limit must be integer/]
+  ] as const) {
+    for (const res of [await call(app, a, 'POST', '/api/token/', { name: 'x', [field]: value }), await put({ [field]: value })]) {
+      t.equal(res.status, 400, `${field} ${value}`)
+      t.equal(res.body.success, false)
+      t.match(res.body.message, /^Invalid parameter: /, 'says the parameter is invalid')
+      t.match(res.body.message, words, 'names the field and the bound')
+    }
+  }
+  t.match(await stored(app, limited.id), { rpm_limit: 1_000_000, tpm_limit: 2_000_000_000, concurrency_limit: 100_000 }, 'a refused edit changes nothing')
 })

@@ -163,3 +163,33 @@ t.test('quota changes made in the console reach the balance the gateways spend f
   await app.inject({ method: 'POST', url: '/api/user/aff_transfer', headers: u.headers, payload: { quota: 500_000 } })
   t.equal(await app.quota.balance('user', u.user.id), 504_000, 'an affiliate transfer too')
 })
+
+t.test('admins set a user\'s concurrency limit; a user cannot set their own', async (t) => {
+  const app = await build(t)
+  const admin = await userSession(app, 'limiter', ROLE.admin)
+  const u = await userSession(app, 'limited')
+  const put = async (headers: Record<string, string>, url: string, payload: object) =>
+    await app.inject({ method: 'PUT', url, headers: { ...headers, 'accept-language': 'en' }, payload })
+  const limitOf = async () => (await app.db.selectFrom('users').select('concurrency_limit').where('id', '=', u.user.id).executeTakeFirstOrThrow()).concurrency_limit
+
+  const set = await put(admin.headers, '/api/user/', { id: u.user.id, concurrency_limit: 7 })
+  t.equal(set.json().success, true)
+  t.equal(set.json().data.concurrency_limit, 7, 'the answer shows the new limit')
+  t.equal(await limitOf(), 7, 'stored')
+  t.equal((await app.inject({ url: `/api/user/${u.user.id}`, headers: admin.headers })).json().data.concurrency_limit, 7, 'read back')
+  t.equal((await put(admin.headers, '/api/user/', { id: u.user.id, display_name: 'Lim' })).json().data.concurrency_limit, 7, 'other edits keep it')
+  t.equal((await put(admin.headers, '/api/user/', { id: u.user.id, concurrency_limit: 100_000 })).json().data.concurrency_limit, 100_000, 'up to 100000')
+  t.equal((await put(admin.headers, '/api/user/', { id: u.user.id, concurrency_limit: 0 })).json().data.concurrency_limit, 0, '0 lifts the limit')
+  for (const bad of [-1, 100_001, 2.5, '5']) {
+    const res = await put(admin.headers, '/api/user/', { id: u.user.id, concurrency_limit: bad })
+    t.equal(res.statusCode, 400, `${JSON.stringify(bad)} is refused`)
+    t.equal(res.json().success, false)
+  }
+  t.equal(await limitOf(), 0, 'refused values change nothing')
+
+  const self = await put(u.headers, '/api/user/self', { display_name: 'Me', concurrency_limit: 3 })
+  t.equal(self.json().success, true, 'the rest of a self update goes through')
+  t.equal(await limitOf(), 0, 'a user\'s own update leaves the limit alone')
+  t.equal((await put(u.headers, '/api/user/', { id: u.user.id, concurrency_limit: 3 })).statusCode, 403, 'the admin route refuses a normal user')
+  t.equal(await limitOf(), 0)
+})

@@ -24,6 +24,7 @@ import { useStatus } from '../api/useStatus'
 import { useAuth } from '../auth/AuthContext'
 import { Html } from '../components/Html'
 import { usePersistentState } from '../lib/usePersistentState'
+import { DefaultPasswordDialog } from '../resources/auth/DefaultPasswordDialog'
 import type { ThemeChoice } from '../theme'
 import { chatEntries, NAV } from './nav'
 
@@ -139,6 +140,7 @@ export function AppLayout ({ themeChoice, onThemeChoice }: AppLayoutProps) {
           <Toolbar variant='dense' sx={{ minHeight: 56 }} />
           <Box component='main' sx={{ flexGrow: 1, p: small ? 1.5 : 3, minWidth: 0 }}>
             <Outlet />
+            <DefaultPasswordDialog />
           </Box>
           <Box component='footer' sx={{ py: 2, px: 2, textAlign: 'center', color: 'text.secondary', fontSize: 14 }}>
             {status?.footer_html !== undefined && status.footer_html !== ''

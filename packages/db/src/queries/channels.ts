@@ -112,6 +112,11 @@ export async function recordChannelTest (db: Db, id: number, responseMs: number)
   await db.updateTable('channels').set({ response_time: Math.round(responseMs), test_time: nowSeconds() }).where('id', '=', id).execute()
 }
 
+/** Records a channel's balance (US dollars, from its provider's billing endpoint) and when it was read. */
+export async function recordChannelBalance (db: Db, id: number, balance: number): Promise<void> {
+  await db.updateTable('channels').set({ balance, balance_updated_time: nowSeconds() }).where('id', '=', id).execute()
+}
+
 /** Channels with one of `statuses`, keys included, by id. */
 export async function findChannelsByStatus (db: Db, statuses: readonly number[]): Promise<Channel[]> {
   return await db.selectFrom('channels').selectAll().where('status', 'in', [...statuses]).orderBy('id').execute()
@@ -131,6 +136,12 @@ export async function findAllChannelModels (db: Db): Promise<string[]> {
 /** Ids and sealed keys of up to `limit` channels after `afterId`, by id (for key search). */
 export async function findChannelKeysAfter (db: Db, afterId: number, limit: number): Promise<Array<Pick<Channel, 'id' | 'key'>>> {
   return await db.selectFrom('channels').select(['id', 'key']).where('id', '>', afterId).orderBy('id').limit(limit).execute()
+}
+
+/** Ids and sealed keys of the channels `ids` (to count the keys of a listed page). */
+export async function findChannelKeysByIds (db: Db, ids: readonly number[]): Promise<Array<Pick<Channel, 'id' | 'key'>>> {
+  if (ids.length === 0) return []
+  return await db.selectFrom('channels').select(['id', 'key']).where('id', 'in', [...ids]).execute()
 }
 
 /** Filters of {@link listChannels}; they combine with AND. */
@@ -277,4 +288,17 @@ export async function recordChannelKeyError (db: Db, id: number, fingerprint: st
   await db.updateTable('channels')
     .set({ key_states: sql`jsonb_set(key_states, array[${fingerprint}], coalesce(key_states -> ${fingerprint}, '{"status": 1}'::jsonb) || ${patch}::jsonb)` })
     .where('id', '=', id).execute()
+}
+
+/**
+ * Drops the key states of a channel whose fingerprints are not in `fingerprints` (its key list
+ * changed), in one statement so a state written meanwhile for a kept key survives. Returns the
+ * states left, undefined when the channel is gone.
+ */
+export async function pruneChannelKeyStates (db: Db, id: number, fingerprints: readonly string[]): Promise<Channel['key_states'] | undefined> {
+  const row = await db.updateTable('channels')
+    .set({ key_states: sql`coalesce((select jsonb_object_agg(e.key, e.value) from jsonb_each(key_states) as e where e.key = any(${[...fingerprints]}::text[])), '{}'::jsonb)` })
+    .where('id', '=', id)
+    .returning('key_states').executeTakeFirst()
+  return row?.key_states
 }

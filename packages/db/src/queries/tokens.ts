@@ -76,6 +76,9 @@ export interface TokenEdit {
   model_limits?: string
   allow_ips?: string
   group?: string
+  rpm_limit?: number
+  tpm_limit?: number
+  concurrency_limit?: number
 }
 
 /**

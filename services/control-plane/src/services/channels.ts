@@ -10,7 +10,8 @@ import {
   type ChannelTagRow,
   type ChannelUpdateBody,
   type ChannelView,
-  type FetchModelsBody
+  type FetchModelsBody,
+  MULTI_KEY_MODES
 } from '@modelgate/contracts'
 import {
   type Channel,
@@ -21,20 +22,23 @@ import {
   findAllChannelModels,
   findChannelById,
   findChannelKeysAfter,
+  findChannelKeysByIds,
   findChannelsByStatus,
   insertChannels,
   listChannels,
   listChannelsByTag,
   type NewChannel,
   type PublicChannel,
+  pruneChannelKeyStates,
   rebuildAllAbilities,
   updateChannel,
   updateChannelsByTag
 } from '@modelgate/db'
 import { adaptorFor, CHANNEL_TYPE_NAMES, type ChannelConfig, defaultModelsByType, fetchModels } from '@modelgate/providers'
-import { channelKeys, nameList, parseJsonObject, testChannels, testOneChannel } from '@modelgate/service'
+import { channelKeys, keyFingerprint, nameList, parseJsonObject, testChannels, testOneChannel } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
+import { pageOf } from '../lib/paging.js'
 import type { Msg } from '../lib/i18n.js'
 import { CM } from '../lib/channel-messages.js'
 
@@ -50,7 +54,6 @@ const OTHER_DEFAULTS: Readonly<Record<number, string>> = { 3: '2023-06-01-previe
 const KEY_SEARCH_MIN = 4
 const KEY_SEARCH_BATCH = 500
 const FETCH_MODELS_TIMEOUT_MS = 20_000
-const DEFAULT_PAGE_SIZE = 20
 
 // ---------------------------------------------------------------------------------------------
 // Views
@@ -62,8 +65,23 @@ function otherInfo (info: Record<string, unknown>): ChannelView['other_info'] {
   return out
 }
 
-/** A channel as lists show it: never the key. */
-function channelView (row: PublicChannel): ChannelView {
+/** How many credentials a sealed key holds; 0 when CRYPTO_SECRET cannot open it. */
+function countKeys (app: FastifyInstance, row: Pick<Channel, 'key'>): number {
+  try {
+    return channelKeys(row, app.secrets).length
+  } catch {
+    return 0
+  }
+}
+
+/** Key counts of the channels `ids` (their keys are sealed, so they are opened here). */
+async function keyCounts (app: FastifyInstance, ids: readonly number[]): Promise<Map<number, number>> {
+  const rows = await findChannelKeysByIds(app.db, ids)
+  return new Map(rows.map((r) => [r.id, countKeys(app, r)]))
+}
+
+/** A channel as lists show it: never the key, only how many it holds. */
+function channelView (row: PublicChannel, keyCount: number): ChannelView {
   return {
     id: row.id,
     type: row.type,
@@ -94,15 +112,21 @@ function channelView (row: PublicChannel): ChannelView {
     param_override: row.param_override,
     header_override: row.header_override,
     multi_key_mode: row.multi_key_mode,
-    key_states: row.key_states
+    key_states: row.key_states,
+    key_count: keyCount
   }
+}
+
+/** One channel's view with its key count read from the database. */
+async function viewOf (app: FastifyInstance, row: PublicChannel): Promise<ChannelView> {
+  return channelView(row, (await keyCounts(app, [row.id])).get(row.id) ?? 0)
 }
 
 const common = <T>(values: T[]): T | undefined => values.every((v) => v === values[0]) ? values[0] : undefined
 const union = (lists: string[]): string => [...new Set(lists.flatMap((l) => nameList(l)))].sort().join(',')
 
-function tagRow (tag: string, children: PublicChannel[]): ChannelTagRow {
-  const views = children.map(channelView)
+function tagRow (tag: string, children: PublicChannel[], counts: ReadonlyMap<number, number>): ChannelTagRow {
+  const views = children.map((c) => channelView(c, counts.get(c.id) ?? 0))
   return {
     tag,
     children: views,
@@ -165,6 +189,34 @@ function normalizeModelMapping (text: string): string {
 
 const STATUS_CODE = /^[1-5]\d\d$/
 
+/** Parameter override JSON: an object, stored formatted; '' when blank or empty. */
+function normalizeParamOverride (text: string): string {
+  const obj = parseObject(text, CM.paramOverrideNotJson)
+  return obj === undefined || Object.keys(obj).length === 0 ? '' : JSON.stringify(obj, null, 2)
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** Headers that frame the message or the connection: an override would break every request. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection'])
+
+/** Header override JSON: header name -> text on one line (`{api_key}` stands for the key); '' when blank or empty. */
+function normalizeHeaderOverride (text: string): string {
+  const obj = parseObject(text, CM.headerOverrideNotJson)
+  if (obj === undefined || Object.keys(obj).length === 0) return ''
+  for (const [name, value] of Object.entries(obj)) {
+    if (!HEADER_NAME.test(name)) throw fail(CM.headerOverrideName, { name: name.slice(0, 64) })
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw fail(CM.headerOverrideReserved, { name })
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) throw fail(CM.headerOverrideValue, { name })
+  }
+  return JSON.stringify(obj, null, 2)
+}
+
+function checkMultiKeyMode (mode: string): string {
+  if (!(MULTI_KEY_MODES as readonly string[]).includes(mode)) throw fail(CM.badMultiKeyMode)
+  return mode
+}
+
 function normalizeStatusCodeMapping (text: string): string {
   const obj = parseObject(text, CM.statusCodeMappingNotJson)
   if (obj === undefined) return ''
@@ -220,6 +272,9 @@ interface ChannelDraft {
   proxy_url: string
   setting: string
   max_input_tokens: number
+  param_override: string
+  header_override: string
+  multi_key_mode: string
 }
 
 type Fields = Partial<Omit<ChannelCreateBody, 'mode' | 'batch'>>
@@ -245,6 +300,9 @@ function applyFields (draft: ChannelDraft, body: Fields): ChannelDraft {
   if (body.proxy_url !== undefined) next.proxy_url = body.proxy_url?.trim() ?? ''
   if (body.setting !== undefined) next.setting = body.setting?.trim() ?? ''
   if (body.max_input_tokens !== undefined) next.max_input_tokens = body.max_input_tokens
+  if (body.param_override !== undefined) next.param_override = body.param_override ?? ''
+  if (body.header_override !== undefined) next.header_override = body.header_override ?? ''
+  if (body.multi_key_mode !== undefined) next.multi_key_mode = body.multi_key_mode.trim()
 
   if (next.name === '') throw fail(CM.nameRequired)
   checkType(next.type)
@@ -255,6 +313,9 @@ function applyFields (draft: ChannelDraft, body: Fields): ChannelDraft {
   next.model_mapping = normalizeModelMapping(next.model_mapping)
   next.status_code_mapping = normalizeStatusCodeMapping(next.status_code_mapping)
   if (next.setting !== '') parseObject(next.setting, CM.settingNotJson)
+  next.param_override = normalizeParamOverride(next.param_override)
+  next.header_override = normalizeHeaderOverride(next.header_override)
+  next.multi_key_mode = checkMultiKeyMode(next.multi_key_mode)
   checkProxyUrl(next.proxy_url)
   next.priority = checkPriority(next.priority)
   next.weight = Math.max(0, next.weight)
@@ -279,7 +340,10 @@ function draftOf (row: Channel): ChannelDraft {
     tag: row.tag,
     proxy_url: row.proxy_url,
     setting: row.setting,
-    max_input_tokens: row.max_input_tokens
+    max_input_tokens: row.max_input_tokens,
+    param_override: row.param_override,
+    header_override: row.header_override,
+    multi_key_mode: row.multi_key_mode
   }
 }
 
@@ -300,7 +364,10 @@ const NEW_DRAFT: ChannelDraft = {
   tag: null,
   proxy_url: '',
   setting: '',
-  max_input_tokens: 0
+  max_input_tokens: 0,
+  param_override: '',
+  header_override: '',
+  multi_key_mode: 'random'
 }
 
 /** The columns of a draft. */
@@ -333,8 +400,7 @@ async function channelIdsByKey (app: FastifyInstance, keyword: string): Promise<
 
 /** `GET /api/channel/` and `/search`. */
 export async function listChannelPage (app: FastifyInstance, q: ChannelSearchQuery): Promise<ChannelPage> {
-  const page = q.p ?? 1
-  const pageSize = q.page_size ?? DEFAULT_PAGE_SIZE
+  const { page, pageSize, offset } = pageOf(q)
   const filter: ChannelFilter = {}
   const keyword = q.keyword?.trim() ?? ''
   if (keyword !== '') {
@@ -344,14 +410,16 @@ export async function listChannelPage (app: FastifyInstance, q: ChannelSearchQue
   }
   if (q.group !== undefined && q.group.trim() !== '') filter.group = q.group.trim()
   if (q.model !== undefined && q.model.trim() !== '') filter.model = q.model.trim()
-  const query = { filter, idSort: q.id_sort === true, offset: (page - 1) * pageSize, limit: pageSize }
+  const query = { filter, idSort: q.id_sort === true, offset, limit: pageSize }
   if (q.tag_mode === true) {
     const { items, total } = await listChannelsByTag(app.db, query)
-    const rows = items.map((r): ChannelListItem => r.tag === null ? channelView(r.channel) : tagRow(r.tag, r.children))
+    const counts = await keyCounts(app, items.flatMap((r) => r.tag === null ? [r.channel.id] : r.children.map((c) => c.id)))
+    const rows = items.map((r): ChannelListItem => r.tag === null ? channelView(r.channel, counts.get(r.channel.id) ?? 0) : tagRow(r.tag, r.children, counts))
     return { items: rows, page, page_size: pageSize, total }
   }
   const { items, total } = await listChannels(app.db, query)
-  return { items: items.map(channelView), page, page_size: pageSize, total }
+  const counts = await keyCounts(app, items.map((c) => c.id))
+  return { items: items.map((c) => channelView(c, counts.get(c.id) ?? 0)), page, page_size: pageSize, total }
 }
 
 async function channelOrFail (app: FastifyInstance, id: number): Promise<Channel> {
@@ -371,7 +439,7 @@ function openKey (app: FastifyInstance, row: Channel): string {
 /** `GET /api/channel/{id}`: the channel with its opened key (admins only). */
 export async function getChannelDetail (app: FastifyInstance, id: number): Promise<ChannelDetail> {
   const row = await channelOrFail(app, id)
-  return { ...channelView(row), key: openKey(app, row) }
+  return { ...channelView(row, countKeys(app, row)), key: openKey(app, row) }
 }
 
 /** `GET /api/channel/models`: every model a channel type offers by default or a channel lists. */
@@ -395,7 +463,7 @@ export async function createChannels (app: FastifyInstance, body: ChannelCreateB
   const rows: NewChannel[] = (batch ? keys.map((k) => [k]) : [keys]).map((ks) => ({ ...columns, key: app.secrets.seal(ks.join('\n')), other_info: {} }))
   const created = await insertChannels(app.db, rows)
   await app.publishChange(created.length === 1 ? { kind: 'channel', id: created[0]!.id } : { kind: 'channel' })
-  return created.map(channelView)
+  return created.map((c) => channelView(c, batch ? 1 : keys.length))
 }
 
 const INLINE_FIELDS = new Set(['id', 'status', 'priority', 'weight'])
@@ -414,6 +482,7 @@ export async function updateChannelFields (app: FastifyInstance, actor: string, 
   const sent = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined)
   const patch: ChannelUpdate = {}
   let reason: string | undefined
+  let newKeys: string[] | undefined
   if (sent.every((k) => INLINE_FIELDS.has(k))) {
     if (sent.length === 1) throw fail(CM.nothingToChange)
     if (body.status !== undefined) ({ status: patch.status, reason } = statusChange(body.status, actor))
@@ -428,14 +497,21 @@ export async function updateChannelFields (app: FastifyInstance, actor: string, 
     if (written.has('type')) written.add('other')
     for (const [column, value] of Object.entries(columns)) if (written.has(column)) (patch as Record<string, unknown>)[column] = value
     const key = keyLines(body.key ?? '')
-    if (key.length > 0) patch.key = app.secrets.seal(key.join('\n'))
+    if (key.length > 0) {
+      patch.key = app.secrets.seal(key.join('\n'))
+      newKeys = key
+    }
     if (body.status !== undefined && body.status !== row.status) ({ status: patch.status, reason } = statusChange(body.status, actor))
-    if (Object.keys(patch).length === 0) return channelView(row)
+    if (Object.keys(patch).length === 0) return channelView(row, countKeys(app, row))
   }
   const updated = await updateChannel(app.db, body.id, patch, reason)
   if (updated === undefined) throw fail(CM.channelNotFound)
+  if (newKeys !== undefined) {
+    // The states of keys no longer in the list go with them.
+    updated.key_states = await pruneChannelKeyStates(app.db, body.id, newKeys.map(keyFingerprint)) ?? updated.key_states
+  }
   await app.publishChange({ kind: 'channel', id: body.id })
-  return channelView(updated)
+  return newKeys !== undefined ? channelView(updated, newKeys.length) : await viewOf(app, updated)
 }
 
 /** `DELETE /api/channel/{id}/`. */
@@ -493,8 +569,11 @@ export async function setTagStatus (app: FastifyInstance, actor: string, tag: st
 // ---------------------------------------------------------------------------------------------
 // Upstream calls: tests and model lists
 
-/** A single test's answer: `time` in seconds. */
-export interface TestAnswer { success: boolean, msg: Msg, vars: Record<string, string | number>, time: number }
+/** A message and its placeholders. */
+export interface MsgPart { msg: Msg, vars: Record<string, string | number> }
+
+/** A single test's answer: its message in parts (joined by a space), `time` in seconds. */
+export interface TestAnswer { success: boolean, parts: MsgPart[], time: number }
 
 const UNTESTABLE: Record<'no_adaptor' | 'no_model' | 'sealed_key', Msg> = {
   no_adaptor: CM.noAdaptor,
@@ -502,17 +581,47 @@ const UNTESTABLE: Record<'no_adaptor' | 'no_model' | 'sealed_key', Msg> = {
   sealed_key: CM.sealedKey
 }
 
-/** `GET /api/channel/test/{id}`: tests the channel now, applying the automatic status rules. */
-export async function testChannelNow (app: FastifyInstance, id: number, model?: string): Promise<TestAnswer> {
+/**
+ * `GET /api/channel/test/{id}`: tests the channel now (every usable key of a multi-key channel, or
+ * only key `keyIndex`), applying the automatic status rules. Keys are counted from 1 in messages.
+ */
+export async function testChannelNow (app: FastifyInstance, id: number, model?: string, keyIndex?: number): Promise<TestAnswer> {
   const row = await findChannelById(app.db, id)
-  if (row === undefined) return { success: false, msg: CM.channelNotFound, vars: {}, time: 0 }
-  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange }, row, model)
-  if (!outcome.tested) return { success: false, msg: UNTESTABLE[outcome.reason], vars: { type: row.type }, time: 0 }
+  if (row === undefined) return { success: false, parts: [{ msg: CM.channelNotFound, vars: {} }], time: 0 }
+  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange }, row, model, keyIndex)
+  if (!outcome.tested) {
+    const part: MsgPart = outcome.reason === 'no_key'
+      ? { msg: CM.noKeyToTest, vars: { n: (keyIndex ?? 0) + 1 } }
+      : outcome.reason === 'keys_disabled' ? { msg: CM.keysAllDisabled, vars: { name: row.name } } : { msg: UNTESTABLE[outcome.reason], vars: { type: row.type } }
+    return { success: false, parts: [part], time: 0 }
+  }
+  const time = outcome.ms / 1000
   const vars = { name: row.name, model: outcome.model, seconds: (outcome.ms / 1000).toFixed(2), reason: outcome.message }
-  const msg = outcome.ok
-    ? outcome.changedTo === 1 ? CM.testPassedEnabled : CM.testPassed
-    : outcome.changedTo === 3 ? CM.testFailedDisabled : CM.testFailed
-  return { success: outcome.ok, msg, vars, time: outcome.ms / 1000 }
+  if (outcome.keys === undefined) {
+    const msg = outcome.ok
+      ? outcome.changedTo === 1 ? CM.testPassedEnabled : CM.testPassed
+      : outcome.changedTo === 3 ? CM.testFailedDisabled : CM.testFailed
+    return { success: outcome.ok, parts: [{ msg, vars }], time }
+  }
+  const parts: MsgPart[] = []
+  if (keyIndex !== undefined) {
+    const key = outcome.keys[0]!
+    const n = key.index + 1
+    parts.push(key.ok
+      ? { msg: CM.keyPassed, vars: { ...vars, n, seconds: (key.ms / 1000).toFixed(2) } }
+      : { msg: CM.keyFailed, vars: { ...vars, n, reason: key.message } })
+  } else {
+    parts.push({ msg: CM.keysTested, vars: { ...vars, passed: outcome.keys.filter((k) => k.ok).length, total: outcome.keys.length } })
+    for (const key of outcome.keys) if (!key.ok) parts.push({ msg: CM.keyFailedNote, vars: { n: key.index + 1, reason: key.message } })
+  }
+  for (const key of outcome.keys) {
+    if (key.changedTo === 3) parts.push({ msg: CM.keyAutoDisabledNote, vars: { n: key.index + 1 } })
+    if (key.changedTo === 1) parts.push({ msg: CM.keyReEnabledNote, vars: { n: key.index + 1 } })
+  }
+  if (outcome.changedTo === 3) parts.push({ msg: CM.channelAutoDisabledNote, vars: {} })
+  if (outcome.changedTo === 1) parts.push({ msg: CM.channelReEnabledNote, vars: {} })
+  const success = keyIndex !== undefined ? outcome.keys[0]!.ok : outcome.ok
+  return { success, parts, time: keyIndex !== undefined ? outcome.keys[0]!.ms / 1000 : time }
 }
 
 // Compare-and-act on the lock, so a run never renews or releases a lock another run took over.

@@ -1,4 +1,4 @@
-import type { Log, LogFilter, UsageGranularity } from '@modelgate/db'
+import { type Log, type LogFilter, ROLE, type UsageGranularity } from '@modelgate/db'
 import Type from 'typebox'
 import { fail } from '../lib/errors.js'
 import { defineMessages } from '../lib/i18n.js'
@@ -63,6 +63,19 @@ export function logFilterOf (q: LogQueryValues, selfId?: number): LogFilter {
     filter.username = str(q.username)
     filter.channelId = num(q.channel)
   }
+  return filter
+}
+
+/** How many days back a common user sees the details of their own logs (SPEC.md section 2). */
+export const SELF_LOG_DAYS = 3
+
+/**
+ * The caller's own logs: a common user's never start before {@link SELF_LOG_DAYS} days ago,
+ * whatever the query asks; admins reading their own logs are not limited.
+ */
+export function selfLogFilterOf (q: LogQueryValues, user: { id: number, role: number }, now: number): LogFilter {
+  const filter = logFilterOf(q, user.id)
+  if (user.role < ROLE.admin) filter.start = Math.max(filter.start ?? 0, now - SELF_LOG_DAYS * 86_400)
   return filter
 }
 

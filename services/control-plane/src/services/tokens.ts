@@ -23,6 +23,7 @@ import {
 import { tokenKeyBody, tokenKeyHash } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { badRequest, fail } from '../lib/errors.js'
+import { pageOf } from '../lib/paging.js'
 import { TM } from '../lib/token-messages.js'
 import { usableGroups } from './groups.js'
 
@@ -32,7 +33,6 @@ export const TOKEN_BATCH_MAX = 100
 export const DEFAULT_TOKEN_QUOTA = 500_000
 /** Live tokens one user may hold. */
 export const MAX_LIVE_TOKENS = 1000
-const DEFAULT_PAGE_SIZE = 20
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -127,8 +127,7 @@ export function normalizeAllowIps (text: string): string {
 
 /** A page of the user's tokens, optionally filtered by name and by key. */
 export async function listTokens (app: FastifyInstance, userId: number, q: TokenSearchQuery) {
-  const page = q.p ?? 1
-  const pageSize = q.size ?? q.page_size ?? DEFAULT_PAGE_SIZE
+  const { page, pageSize, offset } = pageOf(q)
   const keyword = q.keyword?.trim() ?? ''
   const key = q.token?.trim() ?? ''
   const { items, total } = await listUserTokens(app.db, {
@@ -136,7 +135,7 @@ export async function listTokens (app: FastifyInstance, userId: number, q: Token
     keyword,
     // A full key is found by its hash (the only form stored); anything else by the masked key.
     key: key === '' ? undefined : { keyHash: tokenKeyHash(key), keyFragment: key },
-    offset: (page - 1) * pageSize,
+    offset,
     limit: pageSize
   })
   const now = nowSeconds()
@@ -180,6 +179,10 @@ export async function createTokens (app: FastifyInstance, user: User, body: Toke
     model_limits: normalizeModelLimits(body.model_limits ?? ''),
     allow_ips: normalizeAllowIps(body.allow_ips ?? ''),
     group,
+    // The contract bounds them (0 is no limit); the gateways enforce them.
+    rpm_limit: body.rpm_limit ?? 0,
+    tpm_limit: body.tpm_limit ?? 0,
+    concurrency_limit: body.concurrency_limit ?? 0,
     deleted_at: null
   }
   const keys = new Map<string, string>()
@@ -223,6 +226,9 @@ export async function updateToken (app: FastifyInstance, user: User, body: Token
   if (body.model_limits_enabled !== undefined) edit.model_limits_enabled = body.model_limits_enabled
   if (body.model_limits !== undefined) edit.model_limits = normalizeModelLimits(body.model_limits)
   if (body.allow_ips !== undefined) edit.allow_ips = normalizeAllowIps(body.allow_ips)
+  if (body.rpm_limit !== undefined) edit.rpm_limit = body.rpm_limit
+  if (body.tpm_limit !== undefined) edit.tpm_limit = body.tpm_limit
+  if (body.concurrency_limit !== undefined) edit.concurrency_limit = body.concurrency_limit
   if (body.group !== undefined) {
     // Kept when unchanged: the gateway checks a group is still usable on every request.
     if (body.group !== '' && body.group !== row.group) await checkGroup(app, user, body.group)

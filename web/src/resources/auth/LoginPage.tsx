@@ -1,11 +1,6 @@
 import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
-import Dialog from '@mui/material/Dialog'
-import DialogActions from '@mui/material/DialogActions'
-import DialogContent from '@mui/material/DialogContent'
-import DialogContentText from '@mui/material/DialogContentText'
-import DialogTitle from '@mui/material/DialogTitle'
 import Divider from '@mui/material/Divider'
 import IconButton from '@mui/material/IconButton'
 import InputAdornment from '@mui/material/InputAdornment'
@@ -17,7 +12,7 @@ import VisibilityIcon from '@mui/icons-material/Visibility'
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff'
 import { type FormEvent, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link as RouterLink, useLocation, useNavigate, useSearchParams } from 'react-router-dom'
+import { Link as RouterLink, useSearchParams } from 'react-router-dom'
 import { useStatus } from '../../api/useStatus'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
@@ -25,19 +20,17 @@ import { login } from './api'
 import { AuthCard } from './AuthCard'
 import { hasOAuth, OAuthButtons } from './OAuthButtons'
 import { useTurnstile } from './Turnstile'
-import { afterLogin, useFinishSignIn } from './useFinishSignIn'
+import { useFinishSignIn } from './useFinishSignIn'
 
 /**
- * /login: username (or email) and password, the other sign-in methods /api/status enables, and
- * the warning when the super administrator still uses the default password.
+ * /login: username (or email) and password, and the other sign-in methods /api/status enables.
+ * A super administrator still on the default password is warned on arriving in the console.
  */
 export default function LoginPage () {
   const { t } = useTranslation()
   const { status } = useStatus()
-  const { user, signIn } = useAuth()
+  const { user } = useAuth()
   const notify = useNotify()
-  const navigate = useNavigate()
-  const location = useLocation()
   const [params] = useSearchParams()
   const finishSignIn = useFinishSignIn()
   const turnstile = useTurnstile()
@@ -45,7 +38,6 @@ export default function LoginPage () {
   const [password, setPassword] = useState('')
   const [showPassword, setShowPassword] = useState(false)
   const [busy, setBusy] = useState(false)
-  const [defaultPassword, setDefaultPassword] = useState(false)
 
   const passwordLogin = status?.password_login !== false
   const others = hasOAuth(status)
@@ -62,12 +54,6 @@ export default function LoginPage () {
     }
     setBusy(true)
     login(username.trim(), password, turnstile.spend()).then(({ user }) => {
-      if (user.password_is_default) {
-        // The warning must be read before the console opens, so the user stays here until it is closed.
-        signIn(user)
-        setDefaultPassword(true)
-        return
-      }
       finishSignIn(user)
     }, (err: unknown) => { notify.error(err) }).finally(() => { setBusy(false) })
   }
@@ -132,16 +118,6 @@ export default function LoginPage () {
           <OAuthButtons onSignedIn={finishSignIn} />
         </>
       )}
-      <Dialog open={defaultPassword} aria-labelledby='default-password-title'>
-        <DialogTitle id='default-password-title'>{t('auth.defaultPassword.title')}</DialogTitle>
-        <DialogContent>
-          <DialogContentText>{t('auth.defaultPassword.body')}</DialogContentText>
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={() => { setDefaultPassword(false); navigate(afterLogin(location.state), { replace: true }) }}>{t('auth.defaultPassword.later')}</Button>
-          <Button variant='contained' component={RouterLink} to='/setting' replace onClick={() => { setDefaultPassword(false) }}>{t('auth.defaultPassword.change')}</Button>
-        </DialogActions>
-      </Dialog>
     </AuthCard>
   )
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router-dom'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { DEFAULT_PASSWORD_STATE } from './DefaultPasswordDialog'
 
 /** The console home, where a sign-in lands unless the guard sent the user from elsewhere. */
 export const CONSOLE_HOME = '/token'
@@ -15,7 +16,10 @@ export function afterLogin (state: unknown): string {
   return /^\/(login|register|reset|oauth)\b/.test(from) ? CONSOLE_HOME : from
 }
 
-/** Keeps a signed-in user, says so, and opens the page the user was headed to. */
+/**
+ * Keeps a signed-in user, says so, and opens the page the user was headed to; a super
+ * administrator still on the default password is warned there (DefaultPasswordDialog).
+ */
 export function useFinishSignIn (): (user: UserView) => void {
   const { signIn } = useAuth()
   const notify = useNotify()
@@ -25,6 +29,6 @@ export function useFinishSignIn (): (user: UserView) => void {
   return useCallback((user: UserView) => {
     signIn(user)
     notify.success(t('auth.login.loggedIn'))
-    navigate(afterLogin(location.state), { replace: true })
+    navigate(afterLogin(location.state), { replace: true, state: user.password_is_default ? DEFAULT_PASSWORD_STATE : null })
   }, [signIn, notify, navigate, location.state, t])
 }

@@ -12,6 +12,7 @@ import AddIcon from '@mui/icons-material/Add'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EastIcon from '@mui/icons-material/East'
 import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
+import type { MultiKeyMode } from '@modelgate/contracts'
 import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FormDrawer } from '../../components/FormDrawer'
@@ -28,6 +29,7 @@ import {
   type FormField,
   formOf,
   hasSetting,
+  isMultiKey,
   jsonKey,
   MAPPING_TEMPLATE,
   type MappingRow,
@@ -390,6 +392,19 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         )}
       </Box>
 
+      {isMultiKey(form) && (
+        <TextField
+          select
+          label={t('channel.form.multiKeyMode')}
+          value={form.multiKeyMode}
+          onChange={(e) => { set('multiKeyMode', e.target.value as MultiKeyMode) }}
+          helperText={t('channel.form.multiKeyModeHelp')}
+        >
+          <MenuItem value='random'>{t('channel.form.multiKeyRandom')}</MenuItem>
+          <MenuItem value='polling'>{t('channel.form.multiKeyPolling')}</MenuItem>
+        </TextField>
+      )}
+
       {form.type === 1 && (
         <TextField
           label={t('channel.form.organization')}
@@ -405,6 +420,15 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         value={form.testModel}
         onChange={(e) => { set('testModel', e.target.value) }}
         helperText={t('channel.form.testModelHelp')}
+      />
+
+      <TextField
+        label={t('channel.form.maxInputTokens')}
+        value={form.maxInputTokens}
+        onChange={(e) => { set('maxInputTokens', e.target.value) }}
+        error={errors.maxInputTokens !== undefined}
+        helperText={help('maxInputTokens', t('channel.form.maxInputTokensHelp'))}
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       />
 
       <Box>
@@ -438,6 +462,29 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         error={errors.proxyUrl !== undefined}
         helperText={help('proxyUrl', t('channel.form.proxyUrlHelp'))}
         slotProps={{ inputLabel: { shrink: true } }}
+      />
+
+      <TextField
+        label={t('channel.form.paramOverride')}
+        value={form.paramOverride}
+        multiline
+        minRows={2}
+        placeholder={'{\n  "temperature": 0.3\n}'}
+        onChange={(e) => { set('paramOverride', e.target.value) }}
+        error={errors.paramOverride !== undefined}
+        helperText={help('paramOverride', t('channel.form.paramOverrideHelp'))}
+        slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
+      />
+      <TextField
+        label={t('channel.form.headerOverride')}
+        value={form.headerOverride}
+        multiline
+        minRows={2}
+        placeholder={'{\n  "Authorization": "Bearer {api_key}"\n}'}
+        onChange={(e) => { set('headerOverride', e.target.value) }}
+        error={errors.headerOverride !== undefined}
+        helperText={help('headerOverride', t('channel.form.headerOverrideHelp'))}
+        slotProps={{ htmlInput: { spellCheck: false }, inputLabel: { shrink: true } }}
       />
 
       {hasSetting(form.type) && (

@@ -1,5 +1,6 @@
 import type { ChannelTagRow, ChannelView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
+import CircularProgress from '@mui/material/CircularProgress'
 import FormControlLabel from '@mui/material/FormControlLabel'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
@@ -7,6 +8,7 @@ import Switch from '@mui/material/Switch'
 import TableCell from '@mui/material/TableCell'
 import TextField from '@mui/material/TextField'
 import AddIcon from '@mui/icons-material/Add'
+import AttachMoneyIcon from '@mui/icons-material/AttachMoney'
 import BuildIcon from '@mui/icons-material/BuildOutlined'
 import DeleteSweepIcon from '@mui/icons-material/DeleteSweepOutlined'
 import NetworkCheckIcon from '@mui/icons-material/NetworkCheck'
@@ -36,16 +38,20 @@ import {
   patchChannel,
   setTagStatus,
   testAllChannels,
-  testChannel
+  testChannel,
+  updateAllChannelBalances,
+  updateChannelBalance
 } from './api'
+import { formatUsd } from './BalanceCell'
 import { ChannelDrawer } from './ChannelDrawer'
 import { ChannelRow, TagRow } from './ChannelRow'
 import { parseInteger, PRIORITY_MIN } from './form'
+import { KeysDialog } from './KeysDialog'
 import { TagDialog } from './TagDialog'
 
 interface Filter { keyword: string, model: string, group: string }
 
-const COLUMNS = 9
+const COLUMNS = 10
 
 /** Admins: the upstream channels (SPEC.md section 2, Channel page); /channel/add and /channel/edit/{id} open the drawer. */
 export default function ChannelPage () {
@@ -62,8 +68,11 @@ export default function ChannelPage () {
   const [groups, setGroups] = useState<string[]>([])
   const expanded = useSelection<string>()
   const [testing, setTesting] = useState<Set<number>>(new Set())
+  const [balancing, setBalancing] = useState<Set<number>>(new Set())
+  const [balancingAll, setBalancingAll] = useState(false)
   const [confirm, confirmDialog] = useConfirm()
   const [tagEditing, setTagEditing] = useState<ChannelTagRow | undefined>()
+  const [keysOf, setKeysOf] = useState<ChannelView | undefined>()
   const load = useCallback(async (page: number, size: number) => await listChannels({ page, size, idSort, tagMode, ...filter }), [idSort, tagMode, filter])
   const { items, loading, setPage, reload, paging } = usePagedList(load)
 
@@ -117,6 +126,36 @@ export default function ChannelPage () {
         return next
       })
       // The test stored the response time and may have changed the status.
+      reload()
+    }
+  }
+
+  const updateBalance = async (row: ChannelView) => {
+    setBalancing((s) => new Set(s).add(row.id))
+    try {
+      notify.success(t('channel.balance.updated', { name: row.name, balance: formatUsd(await updateChannelBalance(row.id)) }))
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      setBalancing((s) => {
+        const next = new Set(s)
+        next.delete(row.id)
+        return next
+      })
+      reload()
+    }
+  }
+
+  const updateAllBalances = async () => {
+    setBalancingAll(true)
+    try {
+      const { updated, failed } = await updateAllChannelBalances()
+      if (failed === 0) notify.success(t('channel.balance.allUpdated', { updated }))
+      else notify.warning(t('channel.balance.allUpdatedFailed', { updated, failed }))
+    } catch (err) {
+      notify.error(err)
+    } finally {
+      setBalancingAll(false)
       reload()
     }
   }
@@ -249,6 +288,9 @@ export default function ChannelPage () {
       onDelete={() => { void remove(row) }}
       onPriority={async (text) => await setPriority(row, text)}
       onWeight={async (text) => await setWeight(row, text)}
+      onKeys={() => { setKeysOf(row) }}
+      updatingBalance={balancingAll || balancing.has(row.id)}
+      onBalance={() => { void updateBalance(row) }}
     />
   )
 
@@ -275,6 +317,7 @@ export default function ChannelPage () {
       <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'center' }}>
         <Button variant='contained' startIcon={<AddIcon />} onClick={() => { void navigate('/channel/add') }}>{t('channel.add')}</Button>
         <Button variant='outlined' startIcon={<NetworkCheckIcon />} onClick={() => { void testAll() }}>{t('channel.testAll')}</Button>
+        <Button variant='outlined' startIcon={balancingAll ? <CircularProgress size={16} /> : <AttachMoneyIcon />} disabled={balancingAll} onClick={() => { void updateAllBalances() }}>{t('channel.balance.updateAll')}</Button>
         <Button variant='outlined' color='error' startIcon={<DeleteSweepIcon />} onClick={() => { void deleteDisabled() }}>{t('channel.deleteDisabled')}</Button>
         <Button variant='outlined' startIcon={<BuildIcon />} onClick={() => { void act(async () => t('channel.fixed', { count: await fixChannels() })) }}>{t('channel.fix')}</Button>
         <Button variant='outlined' startIcon={<RefreshIcon />} onClick={reload}>{t('common.refresh')}</Button>
@@ -299,6 +342,7 @@ export default function ChannelPage () {
             <TableCell>{t('channel.col.status')}</TableCell>
             <TableCell>{t('channel.col.group')}</TableCell>
             <TableCell>{t('channel.col.responseTime')}</TableCell>
+            <TableCell>{t('channel.col.balance')}</TableCell>
             <TableCell>{t('channel.col.priority')}</TableCell>
             <TableCell>{t('channel.col.weight')}</TableCell>
             <TableCell>{t('channel.col.actions')}</TableCell>
@@ -330,6 +374,7 @@ export default function ChannelPage () {
       </PagedTable>
 
       <ChannelDrawer open={drawerOpen} channelId={drawerOpen ? editId : drawerId} types={types} groups={groups} onClose={closeDrawer} onSaved={saved} />
+      <KeysDialog channel={keysOf} onClose={() => { setKeysOf(undefined) }} onChanged={reload} />
       <TagDialog row={tagEditing} groups={groups} onClose={() => { setTagEditing(undefined) }} onSaved={() => { setTagEditing(undefined); reload() }} />
 
       {confirmDialog}

@@ -19,9 +19,11 @@ import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EditIcon from '@mui/icons-material/EditOutlined'
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore'
 import KeyboardArrowRightIcon from '@mui/icons-material/KeyboardArrowRight'
+import KeyIcon from '@mui/icons-material/KeyOutlined'
 import LocalOfferIcon from '@mui/icons-material/LocalOfferOutlined'
 import { type MouseEvent, type ReactNode, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Balance, TagBalance } from './BalanceCell'
 import { Groups, InlineNumber, ResponseTime, StatusChip } from './cells'
 import { splitNames } from './form'
 
@@ -48,10 +50,15 @@ export interface ChannelRowProps {
   onDelete: () => void
   onPriority: (text: string) => Promise<number | null>
   onWeight: (text: string) => Promise<number | null>
+  /** Opens the per-key dialog; offered for channels with more than one key. */
+  onKeys: () => void
+  /** A balance read from the provider is under way. */
+  updatingBalance: boolean
+  onBalance: () => void
 }
 
 /** One channel of the list with its inline edits and actions (SPEC.md section 2, Channel page). */
-export function ChannelRow ({ row, typeName, nested = false, testing, onTest, onToggle, onEdit, onCopy, onDelete, onPriority, onWeight }: ChannelRowProps) {
+export function ChannelRow ({ row, typeName, nested = false, testing, onTest, onToggle, onEdit, onCopy, onDelete, onPriority, onWeight, onKeys, updatingBalance, onBalance }: ChannelRowProps) {
   const { t } = useTranslation()
   const [menu, setMenu] = useState<HTMLElement | null>(null)
   const models = splitNames(row.models)
@@ -72,6 +79,7 @@ export function ChannelRow ({ row, typeName, nested = false, testing, onTest, on
       <TableCell><StatusChip channel={row} /></TableCell>
       <TableCell><Groups groups={row.group} /></TableCell>
       <TableCell><ResponseTime ms={row.response_time} /></TableCell>
+      <TableCell><Balance channel={row} updating={updatingBalance} onUpdate={onBalance} /></TableCell>
       <TableCell>
         <InlineNumber value={row.priority} min={-999} label={t('channel.inlinePriority', { name: row.name })} onCommit={onPriority} />
       </TableCell>
@@ -89,6 +97,7 @@ export function ChannelRow ({ row, typeName, nested = false, testing, onTest, on
           {row.status === 1
             ? <Action label={t('channel.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>
             : <Action label={t('channel.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
+          {row.key_count > 1 && <Action label={t('channel.action.keys')} onClick={onKeys}><KeyIcon fontSize='small' /></Action>}
           <Action label={t('channel.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>
           <Action label={t('channel.action.copy')} onClick={onCopy}><ContentCopyIcon fontSize='small' /></Action>
           <Action label={t('channel.action.delete')} onClick={onDelete} color='error'><DeleteIcon fontSize='small' /></Action>
@@ -142,6 +151,7 @@ export function TagRow ({ row, typeName, expanded, onExpand, onEnableAll, onDisa
       <TableCell>{status}</TableCell>
       <TableCell><Groups groups={row.group} /></TableCell>
       <TableCell />
+      <TableCell><TagBalance row={row} /></TableCell>
       <TableCell>
         <InlineNumber value={row.priority} min={-999} placeholder={t('channel.mixed')} label={t('channel.inlinePriority', { name: row.tag })} onCommit={onPriority} />
       </TableCell>

@@ -1,6 +1,8 @@
 import type {
+  ChannelBalancesResult,
   ChannelCreateBody,
   ChannelDetail,
+  ChannelKeyView,
   ChannelListItem,
   ChannelPage,
   ChannelTagBody,
@@ -74,6 +76,22 @@ export async function testChannel (id: number, model?: string): Promise<{ messag
   return { message: answer.message, time: typeof answer.time === 'number' ? answer.time : 0 }
 }
 
+/** Tests one key of a multi-key channel (0-based index); the server's message. A failed test throws with it. */
+export async function testChannelKey (id: number, index: number): Promise<string> {
+  return (await requestEnvelope<never>('GET', `/api/channel/test/${id}`, { query: { key_index: index } })).message
+}
+
+/** The keys of a channel, masked, with their states, in key-line order. */
+export async function listChannelKeys (id: number): Promise<ChannelKeyView[]> {
+  return await get<ChannelKeyView[]>(`/api/channel/${id}/keys`)
+}
+
+/** Enables (1) or disables (2) one key of a channel by its fingerprint; the keys after the change and the server's message. */
+export async function setChannelKeyStatus (id: number, fingerprint: string, status: 1 | 2): Promise<{ keys: ChannelKeyView[], message: string }> {
+  const answer = await requestEnvelope<ChannelKeyView[]>('PUT', `/api/channel/${id}/keys`, { body: { fingerprint, status } })
+  return { keys: answer.data ?? [], message: answer.message }
+}
+
 /** Starts testing every channel in the background; the server's message. */
 export async function testAllChannels (): Promise<string> {
   return (await requestEnvelope<null>('GET', '/api/channel/test')).message
@@ -115,4 +133,15 @@ export async function channelTypes (): Promise<Record<string, string>> {
 
 export async function groupNames (): Promise<string[]> {
   return await get<string[]>('/api/group/')
+}
+
+/** Reads one channel's balance from its provider now and stores it; the balance in US dollars. */
+export async function updateChannelBalance (id: number): Promise<number> {
+  const answer = await requestEnvelope<never>('GET', `/api/channel/update_balance/${id}`)
+  return typeof answer.balance === 'number' ? answer.balance : 0
+}
+
+/** Reads the balance of every enabled channel that has one; waits until all are done. */
+export async function updateAllChannelBalances (): Promise<ChannelBalancesResult> {
+  return await get<ChannelBalancesResult>('/api/channel/update_balance')
 }

@@ -1,6 +1,6 @@
 import type { ChannelDetail } from '@modelgate/contracts'
 import t from 'tap'
-import { bodyOf, emptyForm, formOf, keyLines, mappingJson, relatedModels, tagBodyOf, tagFormOf, validate, validateTag } from './form.ts'
+import { bodyOf, emptyForm, formOf, isMultiKey, keyLines, mappingJson, relatedModels, tagBodyOf, tagFormOf, validate, validateTag, validHeaderOverride } from './form.ts'
 
 const valid = () => ({ ...emptyForm(), name: 'main', key: 'sk-a', models: ['gpt-4o'] })
 
@@ -70,7 +70,7 @@ t.test('an edit loads the channel with models and groups split on commas and no 
     models: 'a, b,a', group: 'default,vip', model_mapping: '{"x": "y"}', status_code_mapping: '', auto_ban: 0, test_model: '',
     priority: 3, weight: 2, tag: 't', proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0,
     balance_updated_time: 0, used_quota: 0, created_time: 0, other_info: {},
-    param_override: '', header_override: '', multi_key_mode: 'random', key_states: {}
+    param_override: '', header_override: '', multi_key_mode: 'random', key_states: {}, key_count: 1
   } satisfies ChannelDetail
   const form = formOf(channel)
   t.same(form.models, ['a', 'b'])
@@ -89,4 +89,52 @@ t.test('a tag edit: blank keeps, a cleared name dissolves, nothing changed is re
     priority: 'channel.form.error.priority',
     weight: 'channel.tag.weightInvalid'
   })
+})
+
+const detail = (fields: Partial<ChannelDetail>): ChannelDetail => ({
+  id: 7, type: 1, name: 'multi', key: 'sk-a\nsk-b\nsk-c', openai_organization: null, max_input_tokens: 8192, base_url: 'https://up.example.com', other: '',
+  models: 'gpt-4o', group: 'default', model_mapping: '', status_code_mapping: '', auto_ban: 1, test_model: '', priority: 0, weight: 0, tag: null,
+  proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0, balance_updated_time: 0, used_quota: 0, created_time: 0,
+  other_info: {}, param_override: '{\n  "temperature": 0.3\n}', header_override: '{\n  "X-Key": "{api_key}"\n}', multi_key_mode: 'polling',
+  key_states: {}, key_count: 3, ...fields
+})
+
+t.test('overrides, multi-key mode and max input tokens go from the channel to the form and back unchanged', async (t) => {
+  const form = formOf(detail({}))
+  t.match(form, { paramOverride: '{\n  "temperature": 0.3\n}', headerOverride: '{\n  "X-Key": "{api_key}"\n}', multiKeyMode: 'polling', maxInputTokens: '8192', storedKeyCount: 3 })
+  t.same(validate(form, false), {})
+  const body = bodyOf(form)
+  t.match(body, { param_override: '{\n  "temperature": 0.3\n}', header_override: '{\n  "X-Key": "{api_key}"\n}', multi_key_mode: 'polling', max_input_tokens: 8192 })
+  t.notOk('key' in body, 'the stored keys stay')
+  const plain = formOf(detail({ param_override: '', header_override: '', multi_key_mode: 'random', max_input_tokens: 0, key_count: 1 }))
+  t.match(bodyOf(plain), { param_override: '', header_override: '', multi_key_mode: 'random', max_input_tokens: 0 }, 'none stays none')
+  t.equal(formOf(detail({ multi_key_mode: 'odd' })).multiKeyMode, 'random', 'an unknown stored mode shows as random')
+  t.match(bodyOf({ ...valid(), paramOverride: ' {"top_p": 1} ', maxInputTokens: ' ' }), { param_override: '{"top_p": 1}', max_input_tokens: 0 }, 'trimmed; a blank limit is none')
+  t.match(bodyOf(emptyForm()), { param_override: '', header_override: '', multi_key_mode: 'random', max_input_tokens: 0 }, 'a new channel\'s defaults')
+})
+
+t.test('overrides and max input tokens are checked as the server checks them', async (t) => {
+  t.equal(validate({ ...valid(), paramOverride: '{"temperature": ' }, true).paramOverride, 'channel.form.error.paramOverride')
+  t.equal(validate({ ...valid(), paramOverride: '[1]' }, true).paramOverride, 'channel.form.error.paramOverride')
+  t.equal(validate({ ...valid(), paramOverride: '{"temperature": 0.3}' }, true).paramOverride, undefined)
+  t.ok(validHeaderOverride(''))
+  t.ok(validHeaderOverride('{"Authorization": "Bearer {api_key}", "X-Team": "ops"}'))
+  t.notOk(validHeaderOverride('{"X-A": 1}'), 'values are texts')
+  t.notOk(validHeaderOverride('{"bad name": "x"}'), 'names are header tokens')
+  t.notOk(validHeaderOverride('{"X-A": "a\\r\\nX-B: b"}'), 'one line')
+  t.notOk(validHeaderOverride('["x"]'))
+  t.equal(validate({ ...valid(), headerOverride: '{' }, true).headerOverride, 'channel.form.error.headerOverride')
+  t.equal(validate({ ...valid(), maxInputTokens: '-1' }, true).maxInputTokens, 'channel.form.error.maxInputTokens')
+  t.equal(validate({ ...valid(), maxInputTokens: '1.5' }, true).maxInputTokens, 'channel.form.error.maxInputTokens')
+  t.equal(validate({ ...valid(), maxInputTokens: '128000' }, true).maxInputTokens, undefined)
+})
+
+t.test('the multi-key mode matters only for several keys in one channel', async (t) => {
+  t.notOk(isMultiKey({ key: 'sk-a', batch: false, storedKeyCount: 0 }))
+  t.ok(isMultiKey({ key: 'sk-a\nsk-b', batch: false, storedKeyCount: 0 }))
+  t.notOk(isMultiKey({ key: 'sk-a\nsk-b', batch: true, storedKeyCount: 0 }), 'a batch makes one channel per key')
+  t.notOk(isMultiKey({ key: 'sk-a\n\n sk-a ', batch: false, storedKeyCount: 0 }), 'blank and repeated lines do not count')
+  t.ok(isMultiKey({ key: ' ', batch: false, storedKeyCount: 3 }), 'an edit keeping the stored keys')
+  t.notOk(isMultiKey({ key: 'sk-new', batch: false, storedKeyCount: 3 }), 'a new single key replaces them')
+  t.notOk(isMultiKey({ key: '{"type": "service_account",\n "k": "v"}', batch: false, storedKeyCount: 0 }), 'a JSON key is one key')
 })

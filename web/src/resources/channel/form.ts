@@ -1,4 +1,4 @@
-import type { ChannelCreateBody, ChannelDetail, ChannelTagBody } from '@modelgate/contracts'
+import { type ChannelCreateBody, type ChannelDetail, type ChannelTagBody, MULTI_KEY_MODES, type MultiKeyMode } from '@modelgate/contracts'
 
 /** SPEC.md section 9: a new channel's groups, auto-disable, priority and weight. */
 export const DEFAULT_GROUPS = ['default']
@@ -84,9 +84,19 @@ export interface ChannelForm {
   weight: string
   proxyUrl: string
   setting: string
+  /** JSON object text merged into every upstream body; blank for none. */
+  paramOverride: string
+  /** JSON object text of headers (name -> text, `{api_key}` for the key); blank for none. */
+  headerOverride: string
+  multiKeyMode: MultiKeyMode
+  /** 0 (or blank) for no limit. */
+  maxInputTokens: string
+  /** How many keys the saved channel holds (0 when creating): a blank key field keeps them. */
+  storedKeyCount: number
 }
 
-export type FormField = 'name' | 'key' | 'baseUrl' | 'other' | 'models' | 'groups' | 'statusCodeMapping' | 'priority' | 'weight' | 'proxyUrl' | 'setting'
+export type FormField = 'name' | 'key' | 'baseUrl' | 'other' | 'models' | 'groups' | 'statusCodeMapping' | 'priority' | 'weight' | 'proxyUrl' | 'setting' |
+  'paramOverride' | 'headerOverride' | 'maxInputTokens'
 /** Field -> i18n key of what is wrong with it. */
 export type FormErrors = Partial<Record<FormField, string>>
 
@@ -109,7 +119,12 @@ export function emptyForm (): ChannelForm {
     priority: '0',
     weight: '0',
     proxyUrl: '',
-    setting: ''
+    setting: '',
+    paramOverride: '',
+    headerOverride: '',
+    multiKeyMode: 'random',
+    maxInputTokens: '0',
+    storedKeyCount: 0
   }
 }
 
@@ -156,7 +171,12 @@ export function formOf (channel: ChannelDetail): ChannelForm {
     priority: String(channel.priority),
     weight: String(channel.weight),
     proxyUrl: channel.proxy_url,
-    setting: channel.setting
+    setting: channel.setting,
+    paramOverride: channel.param_override,
+    headerOverride: channel.header_override,
+    multiKeyMode: (MULTI_KEY_MODES as readonly string[]).includes(channel.multi_key_mode) ? channel.multi_key_mode as MultiKeyMode : 'random',
+    maxInputTokens: String(channel.max_input_tokens),
+    storedKeyCount: channel.key_count
   }
 }
 
@@ -210,6 +230,26 @@ export function keyLines (text: string): string[] {
 }
 
 /**
+ * Whether the channel will hold several keys (the key text, or the stored keys while it is left
+ * blank): only then does the multi-key mode matter. A batch makes one channel per key.
+ */
+export function isMultiKey (form: Pick<ChannelForm, 'key' | 'batch' | 'storedKeyCount'>): boolean {
+  if (form.batch) return false
+  return form.key.trim() === '' ? form.storedKeyCount > 1 : keyLines(form.key).length > 1
+}
+
+/** An HTTP header name (RFC 9110 token), as the server checks it. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** A header override as the server takes it: blank, or a JSON object of header names to one-line texts. */
+export function validHeaderOverride (text: string): boolean {
+  if (text.trim() === '') return true
+  const obj = jsonObject(text)
+  if (obj === undefined) return false
+  return Object.entries(obj).every(([name, value]) => HEADER_NAME.test(name) && typeof value === 'string' && !/[\r\n\0]/.test(value))
+}
+
+/**
  * The i18n keys of what is wrong (SPEC.md section 5, Channel), with the server's messages: the
  * same rules are checked again there.
  */
@@ -232,6 +272,10 @@ export function validate (form: ChannelForm, creating: boolean): FormErrors {
   const priority = parseInteger(form.priority)
   if (priority === undefined || priority < PRIORITY_MIN) errors.priority = 'channel.form.error.priority'
   if (parseInteger(form.weight) === undefined) errors.weight = 'channel.form.error.weight'
+  if (form.paramOverride.trim() !== '' && jsonObject(form.paramOverride) === undefined) errors.paramOverride = 'channel.form.error.paramOverride'
+  if (!validHeaderOverride(form.headerOverride)) errors.headerOverride = 'channel.form.error.headerOverride'
+  const maxInput = form.maxInputTokens.trim() === '' ? 0 : parseInteger(form.maxInputTokens)
+  if (maxInput === undefined || maxInput < 0) errors.maxInputTokens = 'channel.form.error.maxInputTokens'
   return errors
 }
 
@@ -268,7 +312,11 @@ export function bodyOf (form: ChannelForm): ChannelCreateBody {
     // SPEC.md section 5: a negative weight becomes 0.
     weight: Math.max(0, parseInteger(form.weight) ?? 0),
     proxy_url: form.proxyUrl.trim(),
-    setting: hasSetting(form.type) ? form.setting.trim() : ''
+    setting: hasSetting(form.type) ? form.setting.trim() : '',
+    param_override: form.paramOverride.trim(),
+    header_override: form.headerOverride.trim(),
+    multi_key_mode: form.multiKeyMode,
+    max_input_tokens: Math.max(0, parseInteger(form.maxInputTokens) ?? 0)
   }
   if (form.key.trim() !== '') body.key = form.key.trim()
   return body

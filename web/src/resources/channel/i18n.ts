@@ -27,6 +27,7 @@ export default defineCatalogue('channel', {
     responseTime: 'Response time',
     priority: 'Priority',
     weight: 'Weight',
+    balance: 'Balance',
     actions: 'Actions'
   },
   status: {
@@ -50,7 +51,8 @@ export default defineCatalogue('channel', {
     collapse: 'Hide the channels of tag {{tag}}',
     enableAll: 'Enable all',
     disableAll: 'Disable all',
-    editTag: 'Edit tag'
+    editTag: 'Edit tag',
+    keys: 'Keys'
   },
   tagChannels: '{{count}} channels',
   inlinePriority: 'Priority of {{name}}',
@@ -71,6 +73,17 @@ export default defineCatalogue('channel', {
   deleteDisabledBody: 'Delete every disabled and auto-disabled channel? This cannot be undone.',
   disabledDeleted: '{{count}} disabled channels deleted',
   fixed: 'Routing data rebuilt for {{count}} channels',
+  balance: {
+    unsupported: 'This channel type has no balance query',
+    never: 'Balance never read; use the button to read it',
+    updatedAt: 'Read at {{time}}',
+    update: 'Update balance',
+    updateOf: 'Update the balance of {{name}}',
+    updated: 'Balance of {{name}}: {{balance}}',
+    updateAll: 'Update all balances',
+    allUpdated: 'Balances updated: {{updated}} channels',
+    allUpdatedFailed: 'Balances updated: {{updated}} channels, {{failed}} failed (update one to see why)'
+  },
   form: {
     createTitle: 'Add channel',
     editTitle: 'Edit channel',
@@ -152,6 +165,16 @@ export default defineCatalogue('channel', {
     proxyUrlHelp: 'http://, https://, socks5:// or socks5h:// proxy for upstream calls (tests and model lists too); optional',
     setting: 'Extra settings',
     settingHelp: 'JSON object of extra settings for this channel type',
+    paramOverride: 'Parameter override',
+    paramOverrideHelp: 'JSON object merged into every upstream request body after model mapping, e.g. {"temperature": 0.3}',
+    headerOverride: 'Header override',
+    headerOverrideHelp: 'JSON object of headers added to or replacing those of every upstream request; {api_key} stands for the key used, e.g. {"Authorization": "Bearer {api_key}"}',
+    multiKeyMode: 'Multi-key mode',
+    multiKeyModeHelp: 'How a request picks one of the channel\'s enabled keys',
+    multiKeyRandom: 'Random',
+    multiKeyPolling: 'Round robin',
+    maxInputTokens: 'Max input tokens',
+    maxInputTokensHelp: 'Requests whose prompt is estimated above this are routed elsewhere; 0 for no limit',
     submitCreate: 'Create',
     submitEdit: 'Save',
     created: 'Channel created',
@@ -171,8 +194,36 @@ export default defineCatalogue('channel', {
       setting: 'The extra setting must be a valid JSON object',
       proxyUrl: 'The proxy URL must be an http://, https://, socks5:// or socks5h:// address',
       priority: 'The priority must be an integer of at least -999',
-      weight: 'The weight must be an integer'
+      weight: 'The weight must be an integer',
+      paramOverride: 'The parameter override must be a valid JSON object',
+      headerOverride: 'The header override must be a JSON object of header names to one-line text values',
+      maxInputTokens: 'Max input tokens must be a whole number of 0 or more'
     }
+  },
+  keys: {
+    title: 'Keys of {{name}}',
+    intro: 'Each key has its own state. Tests and failed requests auto-disable a dead key; the channel keeps serving from the others.',
+    index: '#',
+    key: 'Key',
+    status: 'Status',
+    detail: 'Reason / last error',
+    time: 'Changed',
+    actions: 'Actions',
+    enabled: 'Enabled',
+    disabled: 'Disabled',
+    autoDisabled: 'Auto-disabled',
+    reason: 'Reason: {{reason}}',
+    lastError: 'Last error: {{error}}',
+    lastErrorAt: 'Last error at {{time}}',
+    none: 'None',
+    test: 'Test',
+    testOf: 'Test key {{n}}',
+    enable: 'Enable',
+    disable: 'Disable',
+    enableOf: 'Enable key {{n}}',
+    disableOf: 'Disable key {{n}}',
+    close: 'Close',
+    empty: 'This channel has no keys'
   },
   tag: {
     title: 'Edit tag {{tag}}',
@@ -220,6 +271,7 @@ export default defineCatalogue('channel', {
     responseTime: '响应时间',
     priority: '优先级',
     weight: '权重',
+    balance: '余额',
     actions: '操作'
   },
   status: {
@@ -243,7 +295,8 @@ export default defineCatalogue('channel', {
     collapse: '收起标签 {{tag}} 的渠道',
     enableAll: '启用全部',
     disableAll: '禁用全部',
-    editTag: '编辑标签'
+    editTag: '编辑标签',
+    keys: '密钥管理'
   },
   tagChannels: '{{count}} 个渠道',
   inlinePriority: '{{name}} 的优先级',
@@ -264,6 +317,17 @@ export default defineCatalogue('channel', {
   deleteDisabledBody: '确定删除所有手动禁用和自动禁用的渠道吗？此操作不可撤销。',
   disabledDeleted: '已删除 {{count}} 个禁用渠道',
   fixed: '已修复 {{count}} 个渠道的路由数据',
+  balance: {
+    unsupported: '该渠道类型不支持查询余额',
+    never: '尚未查询余额，点击按钮查询',
+    updatedAt: '查询于 {{time}}',
+    update: '更新余额',
+    updateOf: '更新 {{name}} 的余额',
+    updated: '{{name}} 的余额：{{balance}}',
+    updateAll: '更新所有余额',
+    allUpdated: '余额已更新：{{updated}} 个渠道',
+    allUpdatedFailed: '余额已更新：{{updated}} 个渠道，{{failed}} 个失败（单独更新可查看原因）'
+  },
   form: {
     createTitle: '添加渠道',
     editTitle: '编辑渠道',
@@ -345,6 +409,16 @@ export default defineCatalogue('channel', {
     proxyUrlHelp: '访问上游（含测试与模型列表）时使用的 http://、https://、socks5:// 或 socks5h:// 代理，可选',
     setting: '额外设置',
     settingHelp: '此渠道类型的额外设置 JSON 对象',
+    paramOverride: '参数覆盖',
+    paramOverrideHelp: '在模型映射之后合并进每个上游请求体的 JSON 对象，例如 {"temperature": 0.3}',
+    headerOverride: '请求头覆盖',
+    headerOverrideHelp: '添加到或替换每个上游请求请求头的 JSON 对象；{api_key} 代表所用的密钥，例如 {"Authorization": "Bearer {api_key}"}',
+    multiKeyMode: '多密钥模式',
+    multiKeyModeHelp: '每个请求如何从渠道已启用的密钥中选取一个',
+    multiKeyRandom: '随机',
+    multiKeyPolling: '轮询',
+    maxInputTokens: '最大输入 Token 数',
+    maxInputTokensHelp: '预估提示词超过此值的请求将路由到其他渠道；0 表示不限制',
     submitCreate: '创建',
     submitEdit: '保存',
     created: '渠道创建成功',
@@ -364,8 +438,36 @@ export default defineCatalogue('channel', {
       setting: '额外设置必须是合法的 JSON 对象',
       proxyUrl: '代理 URL 必须是 http://、https://、socks5:// 或 socks5h:// 地址',
       priority: '优先级必须是不小于 -999 的整数',
-      weight: '权重必须是整数'
+      weight: '权重必须是整数',
+      paramOverride: '参数覆盖必须是合法的 JSON 对象',
+      headerOverride: '请求头覆盖必须是 JSON 对象，键为请求头名称，值为单行字符串',
+      maxInputTokens: '最大输入 Token 数必须是不小于 0 的整数'
     }
+  },
+  keys: {
+    title: '{{name}} 的密钥',
+    intro: '每个密钥有独立的状态。测试和失败的请求会自动禁用失效的密钥，渠道继续使用其他密钥。',
+    index: '#',
+    key: '密钥',
+    status: '状态',
+    detail: '原因 / 最近错误',
+    time: '变更时间',
+    actions: '操作',
+    enabled: '已启用',
+    disabled: '已禁用',
+    autoDisabled: '已自动禁用',
+    reason: '原因：{{reason}}',
+    lastError: '最近错误：{{error}}',
+    lastErrorAt: '最近错误时间 {{time}}',
+    none: '无',
+    test: '测试',
+    testOf: '测试密钥 {{n}}',
+    enable: '启用',
+    disable: '禁用',
+    enableOf: '启用密钥 {{n}}',
+    disableOf: '禁用密钥 {{n}}',
+    close: '关闭',
+    empty: '该渠道没有密钥'
   },
   tag: {
     title: '编辑标签 {{tag}}',

@@ -31,6 +31,8 @@ import type { LogQuery, LogRow, LogStats } from './types'
 import { UserInfoDialog } from './UserInfoDialog'
 
 const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
+/** How many days back a normal user sees their own usage details (SPEC.md section 2; the API enforces it). */
+const SELF_LOG_DAYS = 3
 
 /** The type select and the type chips (SPEC.md section 3: 1 recharge ... 5 error). */
 const TYPES = [
@@ -130,12 +132,17 @@ export default function LogPage () {
     setForm((f) => ({ ...f, [key]: value, ...(key === 'end' ? { endIsNow: false } : {}) }))
   }
   const money = (quota: number) => renderQuota(quota, status, 6)
+  // Normal users cannot pick a time the API would not show them anyway.
+  const earliest = admin ? undefined : dayjs().subtract(SELF_LOG_DAYS, 'day').format(INPUT_TIME)
   const columns = admin ? 14 : 13
 
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ alignItems: { sm: 'center' } }}>
-        <Typography variant='h5' component='h1' sx={{ flexGrow: 1 }}>{t('log.title')}</Typography>
+        <Box sx={{ flexGrow: 1 }}>
+          <Typography variant='h5' component='h1'>{t('log.title')}</Typography>
+          {!admin && <Typography variant='body2' color='text.secondary' data-testid='log-retention'>{t('log.retention', { days: SELF_LOG_DAYS })}</Typography>}
+        </Box>
         <Tooltip title={t('log.stats.hint')}>
           <Stack direction='row' sx={{ gap: 1, flexWrap: 'wrap' }} data-testid='log-stats'>
             <Chip color='primary' label={t('log.stats.quota', { quota: money(stats?.quota ?? 0) })} data-testid='stat-quota' />
@@ -151,11 +158,11 @@ export default function LogPage () {
           <TextField size='small' label={t('log.filter.modelName')} value={form.modelName} onChange={set('modelName')} />
           <TextField
             size='small' type='datetime-local' label={t('log.filter.start')} value={form.start} onChange={set('start')}
-            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1, min: earliest } }}
           />
           <TextField
             size='small' type='datetime-local' label={t('log.filter.end')} value={form.end} onChange={set('end')}
-            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1 } }}
+            slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1, min: earliest } }}
           />
           <TextField select size='small' label={t('log.filter.type')} value={String(form.type)} onChange={set('type')}>
             <MenuItem value='0'>{t('log.type.all')}</MenuItem>

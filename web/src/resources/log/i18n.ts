@@ -2,6 +2,7 @@ import { defineCatalogue } from '../../i18n/catalogue.ts'
 
 export default defineCatalogue('log', {
   title: 'Usage logs',
+  retention: 'Usage details are kept visible for the last {{days}} days.',
   stats: {
     quota: 'Total quota: {{quota}}',
     rpm: 'RPM: {{n}}',
@@ -90,6 +91,7 @@ export default defineCatalogue('log', {
   }
 }, {
   title: '使用日志',
+  retention: '使用明细仅保留最近 {{days}} 天可见。',
   stats: {
     quota: '消耗额度：{{quota}}',
     rpm: 'RPM：{{n}}',

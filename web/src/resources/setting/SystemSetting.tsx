@@ -35,7 +35,7 @@ function SystemCards () {
         title={t('settingsAdmin.cards.worker')}
         description={t('settingsAdmin.cards.workerHelp')}
         fields={[
-          { kind: 'text', key: 'WorkerUrl', label: t('settingsAdmin.fields.WorkerUrl'), placeholder: 'https://worker.example.workers.dev', url: true },
+          { kind: 'text', key: 'WorkerUrl', label: t('settingsAdmin.fields.WorkerUrl'), help: t('settingsAdmin.help.WorkerUrl'), placeholder: 'https://worker.example.workers.dev', url: true },
           { kind: 'secret', key: 'WorkerValidKey', label: t('settingsAdmin.fields.WorkerValidKey') }
         ]}
       />

@@ -4,6 +4,7 @@ import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
 import FormControlLabel from '@mui/material/FormControlLabel'
 import FormHelperText from '@mui/material/FormHelperText'
+import FormLabel from '@mui/material/FormLabel'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import Switch from '@mui/material/Switch'
@@ -26,6 +27,7 @@ import {
   type ExpiryPreset,
   type FormErrors,
   formOf,
+  LIMIT_FIELDS,
   presetExpiry,
   QUOTA_PRESETS,
   type TokenForm,
@@ -221,6 +223,25 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
           label={t('token.form.models')} disabled={!form.modelLimitsEnabled}
           options={modelOptions} value={form.models} onChange={(value) => { set('models', value) }}
         />
+      </Box>
+
+      <Box component='fieldset' sx={{ border: 0, m: 0, p: 0, minWidth: 0 }}>
+        <FormLabel component='legend'>{t('token.form.limits')}</FormLabel>
+        <FormHelperText sx={{ mt: 0, mb: 1.5 }}>{t('token.form.limitsHelp')}</FormHelperText>
+        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5}>
+          {LIMIT_FIELDS.map((field) => (
+            <TextField
+              key={field}
+              label={t(`token.form.${field}`)}
+              value={form[field]}
+              onChange={(e) => { set(field, e.target.value) }}
+              error={errors[field] !== undefined}
+              helperText={errors[field] === undefined ? undefined : label(errors[field])}
+              sx={{ flex: 1, minWidth: 0 }}
+              slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+            />
+          ))}
+        </Stack>
       </Box>
 
       <TextField

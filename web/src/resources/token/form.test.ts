@@ -1,6 +1,7 @@
 import dayjs from 'dayjs'
 import t from 'tap'
-import { bodyOf, emptyForm, parseExpiry, presetExpiry, validate } from './form.ts'
+import { TokenCreateBody, type TokenView } from '@modelgate/contracts'
+import { bodyOf, emptyForm, formOf, LIMIT_MAX, parseExpiry, presetExpiry, validate } from './form.ts'
 
 t.test('reads the expiry as yyyy-MM-dd HH:mm:ss or never', async (t) => {
   t.equal(parseExpiry(''), -1)
@@ -49,7 +50,42 @@ t.test('the body carries what the server takes', async (t) => {
     allow_ips: '',
     model_limits_enabled: false,
     model_limits: 'a,b',
-    group: 'vip'
+    group: 'vip',
+    rpm_limit: 0,
+    tpm_limit: 0,
+    concurrency_limit: 0
   })
   t.notOk('remain_quota' in bodyOf({ ...emptyForm(), quota: '', unlimited: true }), 'an unlimited token keeps its stored quota')
+})
+
+t.test('per-token limits are whole numbers up to the server\'s bounds, blank meaning none', async (t) => {
+  const now = dayjs('2030-01-01 00:00:00').unix()
+  const form = { ...emptyForm(), name: 'a' }
+  t.same(validate({ ...form, rpm: '1000000', tpm: '2000000000', concurrency: '100000' }, true, undefined, now), {}, 'the largest values')
+  t.same(validate({ ...form, rpm: '', tpm: ' ', concurrency: '' }, true, undefined, now), {}, 'blank is no limit')
+  t.same(validate({ ...form, rpm: '1000001', tpm: '2000000001', concurrency: '100001' }, true, undefined, now), {
+    rpm: 'token.form.rpmInvalid', tpm: 'token.form.tpmInvalid', concurrency: 'token.form.concurrencyInvalid'
+  })
+  t.same(validate({ ...form, rpm: '-1', tpm: '1.5', concurrency: 'x' }, false, undefined, now), {
+    rpm: 'token.form.rpmInvalid', tpm: 'token.form.tpmInvalid', concurrency: 'token.form.concurrencyInvalid'
+  })
+  t.match(bodyOf({ ...form, rpm: ' 60 ', tpm: '', concurrency: '3' }), { rpm_limit: 60, tpm_limit: 0, concurrency_limit: 3 })
+})
+
+t.test('an edit loads the limits and sends them back unchanged', async (t) => {
+  const token = {
+    id: 1, user_id: 1, name: 'n', key: 'sk-x', status: 1, created_time: 0, accessed_time: 0, expired_time: -1, remain_quota: 5,
+    used_quota: 0, unlimited_quota: false, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '',
+    rpm_limit: 60, tpm_limit: 90000, concurrency_limit: 4
+  } satisfies TokenView
+  const form = formOf(token)
+  t.match(form, { rpm: '60', tpm: '90000', concurrency: '4' })
+  t.match(bodyOf(form), { rpm_limit: 60, tpm_limit: 90000, concurrency_limit: 4 })
+})
+
+t.test('the limits\' bounds are the server\'s', async (t) => {
+  const max = (field: 'rpm_limit' | 'tpm_limit' | 'concurrency_limit') => (TokenCreateBody.properties[field] as { maximum?: number }).maximum
+  t.equal(LIMIT_MAX.rpm, max('rpm_limit'))
+  t.equal(LIMIT_MAX.tpm, max('tpm_limit'))
+  t.equal(LIMIT_MAX.concurrency, max('concurrency_limit'))
 })

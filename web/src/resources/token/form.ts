@@ -12,6 +12,11 @@ export const DEFAULT_QUOTA = 500_000
 
 export const EXPIRY_FORMAT = 'YYYY-MM-DD HH:mm:ss'
 
+/** The largest per-token limits the server takes (0 is no limit). */
+export const LIMIT_MAX = { rpm: 1_000_000, tpm: 2_000_000_000, concurrency: 100_000 } as const
+/** The limit fields of the form, in the order the drawer shows them. */
+export const LIMIT_FIELDS = ['rpm', 'tpm', 'concurrency'] as const
+
 /** Quick expiry buttons: never, or now plus one of these (SPEC.md sections 2 and 9). */
 export const EXPIRY_PRESETS = ['never', 'minute', 'hour', 'day', 'month'] as const
 export type ExpiryPreset = typeof EXPIRY_PRESETS[number]
@@ -29,9 +34,15 @@ export interface TokenForm {
   models: string[]
   /** '' is the user's own group. */
   group: string
+  /** Requests per minute; '' or 0 for no limit. */
+  rpm: string
+  /** Tokens per minute; '' or 0 for no limit. */
+  tpm: string
+  /** Requests at once; '' or 0 for no limit. */
+  concurrency: string
 }
 
-export type FormErrors = Partial<Record<'name' | 'expiry' | 'quota' | 'count', string>>
+export type FormErrors = Partial<Record<'name' | 'expiry' | 'quota' | 'count' | 'rpm' | 'tpm' | 'concurrency', string>>
 
 export function emptyForm (): TokenForm {
   return {
@@ -43,7 +54,10 @@ export function emptyForm (): TokenForm {
     allowIps: '',
     modelLimitsEnabled: false,
     models: [],
-    group: ''
+    group: '',
+    rpm: '0',
+    tpm: '0',
+    concurrency: '0'
   }
 }
 
@@ -57,7 +71,10 @@ export function formOf (token: TokenView): TokenForm {
     allowIps: token.allow_ips,
     modelLimitsEnabled: token.model_limits_enabled,
     models: token.model_limits.split(',').map((m) => m.trim()).filter((m) => m !== ''),
-    group: token.group
+    group: token.group,
+    rpm: String(token.rpm_limit),
+    tpm: String(token.tpm_limit),
+    concurrency: String(token.concurrency_limit)
   }
 }
 
@@ -101,7 +118,16 @@ export function validate (form: TokenForm, creating: boolean, original?: TokenVi
     const count = wholeNumber(form.count)
     if (count === undefined || count < 1 || count > BATCH_MAX) errors.count = 'token.form.countInvalid'
   }
+  for (const field of LIMIT_FIELDS) {
+    const n = limitOf(form[field])
+    if (n === undefined || n > LIMIT_MAX[field]) errors[field] = `token.form.${field}Invalid`
+  }
   return errors
+}
+
+/** A limit as typed: blank is 0 (no limit); undefined when not a whole number. */
+function limitOf (text: string): number | undefined {
+  return text.trim() === '' ? 0 : wholeNumber(text)
 }
 
 /** The fields the server takes, from a form that passed {@link validate}. */
@@ -117,7 +143,10 @@ export function bodyOf (form: TokenForm): Omit<TokenCreateBody, 'count'> {
     model_limits_enabled: form.modelLimitsEnabled,
     // Kept while the switch is off, so turning it back on restores the choice.
     model_limits: form.models.join(','),
-    group: form.group
+    group: form.group,
+    rpm_limit: limitOf(form.rpm) ?? 0,
+    tpm_limit: limitOf(form.tpm) ?? 0,
+    concurrency_limit: limitOf(form.concurrency) ?? 0
   }
 }
 

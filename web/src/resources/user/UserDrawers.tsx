@@ -74,16 +74,18 @@ export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onCl
   )
 }
 
-interface EditForm { username: string, displayName: string, password: string, group: string, quota: string, delta: string }
+interface EditForm { username: string, displayName: string, password: string, group: string, quota: string, delta: string, concurrency: string }
 
-const formOf = (u: UserView): EditForm => ({ username: u.username, displayName: u.display_name, password: '', group: u.group, quota: String(u.quota), delta: '' })
+const formOf = (u: UserView): EditForm => ({
+  username: u.username, displayName: u.display_name, password: '', group: u.group, quota: String(u.quota), delta: '', concurrency: String(u.concurrency_limit)
+})
 
-/** The edit-user drawer: account fields, group, quota with the add-quota helper, bindings read only. */
+/** The edit-user drawer: account fields, group, quota with the add-quota helper, concurrency limit, bindings read only. */
 export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number | undefined, onClose: () => void, onSaved: (user: UserView) => void }) {
   const { t } = useTranslation()
   const { status } = useStatus()
   const notify = useNotify()
-  const [form, setForm] = useState<EditForm>({ username: '', displayName: '', password: '', group: '', quota: '0', delta: '' })
+  const [form, setForm] = useState<EditForm>({ username: '', displayName: '', password: '', group: '', quota: '0', delta: '', concurrency: '0' })
   const [groups, setGroups] = useState<string[]>([])
   const [errors, setErrors] = useState<EditErrors>({})
   const [saving, setSaving] = useState(false)
@@ -123,7 +125,8 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
         ...(form.password === '' ? {} : { password: form.password }),
         // Unchanged, the balance is left alone: the user may have spent since the form loaded.
         ...(quota === original.quota ? {} : { quota }),
-        ...(delta === 0 ? {} : { quota_delta: delta })
+        ...(delta === 0 ? {} : { quota_delta: delta }),
+        concurrency_limit: parseInteger(form.concurrency)!
       })
       notify.success(t('user.updated'))
       onSaved(saved)
@@ -183,6 +186,13 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
         helperText={errors.delta === undefined
           ? t('user.form.deltaHelp', { shown: shown(quota === undefined || delta === undefined ? undefined : quota + delta) })
           : t(errors.delta)}
+        slotProps={{ htmlInput: { inputMode: 'numeric' } }}
+      />
+      <TextField
+        label={t('user.form.concurrency')} value={form.concurrency} placeholder='0'
+        onChange={(e) => { set('concurrency', e.target.value) }}
+        error={errors.concurrency !== undefined}
+        helperText={t(errors.concurrency ?? 'user.form.concurrencyHelp')}
         slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       />
       {original !== undefined && (

@@ -34,6 +34,8 @@ export async function updateUser (body: {
   group: string
   quota?: number
   quota_delta?: number
+  /** Requests in flight at once across all gateways; 0 for no limit. */
+  concurrency_limit: number
 }): Promise<UserView> {
   return await put<UserView>('/api/user/', body)
 }

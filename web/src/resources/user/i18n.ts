@@ -61,6 +61,8 @@ export default defineCatalogue('user', {
     quotaHelp: 'In quota units; shown as {{shown}}',
     delta: 'Add quota',
     deltaHelp: 'Added on save; negative takes quota away. New balance: {{shown}}',
+    concurrency: 'Concurrency limit',
+    concurrencyHelp: 'Requests in flight at once across all gateways; 0 for no limit',
     bindings: 'Bindings (read only)',
     email: 'Email',
     github: 'GitHub',
@@ -75,6 +77,7 @@ export default defineCatalogue('user', {
     quotaInvalid: 'The quota must be a whole number, not negative',
     deltaInvalid: 'Enter a whole number (it may be negative)',
     deltaNegative: 'The balance cannot go below zero',
+    concurrencyInvalid: 'Enter a whole number from 0 to 100000',
     fixErrors: 'Please check the input'
   },
   created: 'User account created',
@@ -140,6 +143,8 @@ export default defineCatalogue('user', {
     quotaHelp: '单位为额度；显示为 {{shown}}',
     delta: '添加额度',
     deltaHelp: '保存时加上；负数表示扣减。新的余额：{{shown}}',
+    concurrency: '并发限制',
+    concurrencyHelp: '所有网关上同时进行中的请求数；0 表示不限制',
     bindings: '绑定信息（只读）',
     email: '邮箱',
     github: 'GitHub',
@@ -154,6 +159,7 @@ export default defineCatalogue('user', {
     quotaInvalid: '额度必须是不小于 0 的整数',
     deltaInvalid: '请输入整数（可以为负数）',
     deltaNegative: '余额不能小于 0',
+    concurrencyInvalid: '请输入 0 到 100000 之间的整数',
     fixErrors: '请检查输入'
   },
   created: '用户账户创建成功',

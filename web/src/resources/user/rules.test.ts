@@ -36,7 +36,7 @@ t.test('a deregistered user has no actions', async (t) => {
 })
 
 t.test('edit form: password 8-20 when set, quota a non-negative integer, added quota may be negative', async (t) => {
-  const ok = { username: 'bob', password: '', quota: '100', delta: '' }
+  const ok = { username: 'bob', password: '', quota: '100', delta: '', concurrency: '0' }
   t.same(validateEdit(ok), {})
   t.same(validateEdit({ ...ok, password: 'short' }), { password: 'user.form.passwordLength' })
   t.same(validateEdit({ ...ok, password: 'long-enough' }), {})
@@ -47,6 +47,14 @@ t.test('edit form: password 8-20 when set, quota a non-negative integer, added q
   t.same(validateEdit({ ...ok, delta: 'x' }), { delta: 'user.form.deltaInvalid' })
   t.same(validateEdit({ ...ok, username: '' }), { username: 'user.form.usernameLength' })
   t.same(validateEdit({ ...ok, username: 'thirteen-char' }), { username: 'user.form.usernameLength' })
+})
+
+t.test('edit form: the concurrency limit is a whole number from 0 (no limit) to 100000', async (t) => {
+  const ok = { username: 'bob', password: '', quota: '100', delta: '', concurrency: '0' }
+  for (const good of ['0', '1', ' 25 ', '100000']) t.same(validateEdit({ ...ok, concurrency: good }), {}, `${JSON.stringify(good)} is accepted`)
+  for (const bad of ['', '-1', '100001', '2.5', 'ten']) {
+    t.same(validateEdit({ ...ok, concurrency: bad }), { concurrency: 'user.form.concurrencyInvalid' }, `${JSON.stringify(bad)} is refused`)
+  }
 })
 
 t.test('integers only', async (t) => {

@@ -1,3 +1,5 @@
+import { USER_CONCURRENCY_MAX } from '@modelgate/contracts'
+
 /** Roles (SPEC.md section 6); kept here as plain numbers so the rules below test without the browser. */
 export const ROLE = { common: 1, admin: 10, root: 100 } as const
 
@@ -43,7 +45,7 @@ export function roleKey (role: number): 'user.role.common' | 'user.role.admin' |
   return 'user.role.unknown'
 }
 
-export interface EditErrors { username?: string, password?: string, quota?: string, delta?: string }
+export interface EditErrors { username?: string, password?: string, quota?: string, delta?: string, concurrency?: string }
 
 /** Integers only: "12.5", "1e3" and "" are not quotas. */
 export function parseInteger (text: string): number | undefined {
@@ -55,10 +57,10 @@ export function parseInteger (text: string): number | undefined {
 
 /**
  * Edit form rules (SPEC.md section 5): username 1-12 characters, a new password 8-20, quota a
- * non-negative integer, the added quota any integer (empty is none) that keeps the balance >= 0.
- * Values are message keys.
+ * non-negative integer, the added quota any integer (empty is none) that keeps the balance >= 0,
+ * the concurrency limit an integer from 0 (no limit) to 100000. Values are message keys.
  */
-export function validateEdit (form: { username: string, password: string, quota: string, delta: string }): EditErrors {
+export function validateEdit (form: { username: string, password: string, quota: string, delta: string, concurrency: string }): EditErrors {
   const errors: EditErrors = {}
   const name = [...form.username.trim()].length
   if (name === 0 || name > 12) errors.username = 'user.form.usernameLength'
@@ -69,5 +71,7 @@ export function validateEdit (form: { username: string, password: string, quota:
   const delta = form.delta.trim() === '' ? 0 : parseInteger(form.delta)
   if (delta === undefined) errors.delta = 'user.form.deltaInvalid'
   else if (quota !== undefined && quota >= 0 && quota + delta < 0) errors.delta = 'user.form.deltaNegative'
+  const concurrency = parseInteger(form.concurrency)
+  if (concurrency === undefined || concurrency < 0 || concurrency > USER_CONCURRENCY_MAX) errors.concurrency = 'user.form.concurrencyInvalid'
   return errors
 }

@@ -11,6 +11,7 @@ import {
   ChannelSearchQuery,
   ChannelTagBody,
   ChannelTagStatusBody,
+  ChannelTestQuery,
   ChannelTestResponse,
   ChannelUpdateBody,
   FetchModelsBody,
@@ -71,12 +72,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: {
       params: IdParams,
-      querystring: Type.Object({ model: Type.Optional(Type.String({ maxLength: 200 })) }),
+      querystring: ChannelTestQuery,
       response: { 200: ChannelTestResponse }
     }
   }, async (req) => {
-    const answer = await testChannelNow(app, req.params.id, req.query.model)
-    return { success: answer.success, message: req.t(answer.msg, answer.vars), time: answer.time }
+    const answer = await testChannelNow(app, req.params.id, req.query.model, req.query.key_index)
+    return { success: answer.success, message: answer.parts.map((p) => req.t(p.msg, p.vars)).join(' '), time: answer.time }
   })
 
   app.get('/fetch_models/:id', {

@@ -2,16 +2,17 @@ import { countLogs, deleteLogsBefore, findLogs, type LogFilter, sumLogStats } fr
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { ok } from '../../../lib/errors.js'
-import { pageOf, PageQuery } from '../../../lib/paging.js'
-import { AdminLogQuery, LM, logFilterOf, selfLogView, SelfLogQuery } from '../../../services/logs.js'
+import { pageOf, type PageParams, PageQuery } from '../../../lib/paging.js'
+import { AdminLogQuery, LM, logFilterOf, selfLogFilterOf, selfLogView, SelfLogQuery } from '../../../services/logs.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  async function page (filter: LogFilter, q: { p?: number, page_size?: number }) {
+  async function page (filter: LogFilter, q: PageParams) {
     const { page, pageSize, offset } = pageOf(q)
     const [items, total] = await Promise.all([findLogs(app.db, filter, { offset, limit: pageSize }), countLogs(app.db, filter)])
     return { items, page, page_size: pageSize, total }
   }
-  const stats = async (filter: LogFilter) => ok(await sumLogStats(app.db, filter, Math.floor(Date.now() / 1000)))
+  const nowSeconds = () => Math.floor(Date.now() / 1000)
+  const stats = async (filter: LogFilter) => ok(await sumLogStats(app.db, filter, nowSeconds()))
 
   app.get('/', {
     config: { auth: 'admin' },
@@ -29,7 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'user' },
       schema: { querystring: Type.Object({ ...PageQuery, ...SelfLogQuery }) }
     }, async (req) => {
-      const data = await page(logFilterOf(req.query, req.auth!.user.id), req.query)
+      const data = await page(selfLogFilterOf(req.query, req.auth!.user, nowSeconds()), req.query)
       return ok({ ...data, items: data.items.map(selfLogView) })
     })
   }
@@ -37,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/self/stat', {
     config: { auth: 'user' },
     schema: { querystring: Type.Object(SelfLogQuery) }
-  }, async (req) => await stats(logFilterOf(req.query, req.auth!.user.id)))
+  }, async (req) => await stats(selfLogFilterOf(req.query, req.auth!.user, nowSeconds())))
 
   app.delete('/', {
     config: { auth: 'root' },

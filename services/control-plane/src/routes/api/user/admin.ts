@@ -10,12 +10,13 @@ import {
   type User,
   type UserUpdate
 } from '@modelgate/db'
+import { USER_CONCURRENCY_MAX } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { fail, forbidden, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
-import { pageOf, PageQuery } from '../../../lib/paging.js'
+import { pageOf, type PageParams, PageQuery } from '../../../lib/paging.js'
 import {
   checkPassword,
   checkUsername,
@@ -36,7 +37,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return user
   }
 
-  const list = async (req: FastifyRequest, q: { p?: number, page_size?: number, keyword?: string, group?: string }) => {
+  const list = async (req: FastifyRequest, q: PageParams & { keyword?: string, group?: string }) => {
     const { page, pageSize, offset } = pageOf(q)
     const actor = req.auth!.user
     const { items, total } = await listUsers(app.db, { belowRole: actor.role, selfId: actor.id, keyword: q.keyword, group: q.group, offset, limit: pageSize })
@@ -85,7 +86,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         group: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
         quota: Type.Optional(Type.Integer()),
         /** Added to the balance atomically; may be negative while the result stays >= 0. */
-        quota_delta: Type.Optional(Type.Integer())
+        quota_delta: Type.Optional(Type.Integer()),
+        /** Requests in flight at once across all gateways; 0 for no limit. */
+        concurrency_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: USER_CONCURRENCY_MAX }))
       }, { additionalProperties: true })
     }
   }, async (req) => {
@@ -100,6 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (body.display_name !== undefined) patch.display_name = body.display_name
     if (body.email !== undefined) patch.email = body.email
     if (body.group !== undefined) patch.group = body.group
+    if (body.concurrency_limit !== undefined) patch.concurrency_limit = body.concurrency_limit
     if (body.password !== undefined && body.password !== '') {
       checkPassword(body.password)
       patch.password_hash = await hashPassword(body.password)

@@ -1,0 +1,90 @@
+import { CHANNEL_STATUS } from '@modelgate/contracts'
+import { type Channel, findChannelById, findChannelsByStatus, recordChannelBalance } from '@modelgate/db'
+import { balanceSupported, type ChannelBalance, type ChannelConfig, queryBalance } from '@modelgate/providers'
+import { channelKeys, channelOverrides, keyFingerprint, parseJsonObject } from '@modelgate/service'
+import type { FastifyInstance } from 'fastify'
+import { fail } from '../lib/errors.js'
+import { CM } from '../lib/channel-messages.js'
+
+const BALANCE_TIMEOUT_MS = 20_000
+/** Channels queried at once by an update of all balances. */
+const BALANCE_PARALLEL = 4
+
+/**
+ * The key a balance is read with: the first one not disabled in the channel's key states (a dead
+ * key would only report its own failure), else the first.
+ */
+function balanceKey (app: FastifyInstance, row: Channel): string {
+  let keys: string[]
+  try {
+    keys = channelKeys(row, app.secrets)
+  } catch {
+    throw fail(CM.sealedKey)
+  }
+  return keys.find((k) => (row.key_states[keyFingerprint(k)]?.status ?? 1) === 1) ?? keys[0] ?? ''
+}
+
+function balanceConfig (app: FastifyInstance, row: Channel): ChannelConfig {
+  return {
+    id: row.id,
+    type: row.type,
+    key: balanceKey(app, row),
+    baseUrl: row.base_url.replace(/\/+$/, ''),
+    other: row.other,
+    organization: row.openai_organization,
+    setting: parseJsonObject(row.setting),
+    proxyUrl: row.proxy_url.trim(),
+    ...channelOverrides(row)
+  }
+}
+
+/** Reads one channel's balance from its provider and, when it came, stores it. */
+async function refreshBalance (app: FastifyInstance, row: Channel): Promise<ChannelBalance> {
+  if (!balanceSupported(row.type)) return { status: 'unsupported' }
+  const answer = await queryBalance(balanceConfig(app, row), BALANCE_TIMEOUT_MS)
+  if (answer.status === 'ok') await recordChannelBalance(app.db, row.id, answer.usd)
+  return answer
+}
+
+/**
+ * `GET /api/channel/update_balance/{id}`: the channel's balance in US dollars, read now and
+ * stored with its time. A failure leaves the stored balance as it was.
+ */
+export async function updateChannelBalance (app: FastifyInstance, id: number): Promise<number> {
+  const row = await findChannelById(app.db, id)
+  if (row === undefined) throw fail(CM.channelNotFound)
+  const answer = await refreshBalance(app, row)
+  if (answer.status === 'unsupported') throw fail(CM.balanceUnsupported, { type: row.type })
+  if (answer.status === 'failed') throw fail(CM.balanceFailed, { name: row.name, reason: answer.message })
+  return answer.usd
+}
+
+/**
+ * `GET /api/channel/update_balance`: the balance of every enabled channel whose type has a
+ * billing endpoint, {@link BALANCE_PARALLEL} at a time; one channel's failure (logged) does not
+ * stop the others.
+ */
+export async function updateAllChannelBalances (app: FastifyInstance): Promise<{ updated: number, failed: number }> {
+  const channels = (await findChannelsByStatus(app.db, [CHANNEL_STATUS.enabled])).filter((c) => balanceSupported(c.type))
+  const result = { updated: 0, failed: 0 }
+  const queue = [...channels]
+  const worker = async () => {
+    for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
+      let answer: ChannelBalance
+      try {
+        answer = await refreshBalance(app, row)
+      } catch (err) {
+        // A key CRYPTO_SECRET cannot open, or the database failing for this one row.
+        answer = { status: 'failed', message: (err as Error).message }
+      }
+      if (answer.status === 'ok') {
+        result.updated++
+      } else {
+        result.failed++
+        app.log.warn({ channelId: row.id, reason: answer.status === 'failed' ? answer.message : 'unsupported' }, 'channel balance not updated')
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: BALANCE_PARALLEL }, worker))
+  return result
+}
