@@ -167,7 +167,13 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
     const path = (req.url ?? '').split('?')[0] ?? ''
     fake.requests.push({ path, headers: req.headers, body })
     const b = fake.behaviour
-    if (b.delayMs !== undefined) await new Promise((r) => setTimeout(r, b.delayMs))
+    // The wait ends early when the caller goes away (a killed gateway), so no timer outlives it.
+    if (b.delayMs !== undefined) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, b.delayMs)
+        res.once('close', () => { clearTimeout(timer); resolve() })
+      })
+    }
     if (res.destroyed) return
     if (b.deadKeys?.some((k) => req.headers.authorization === `Bearer ${k}`) === true) {
       res.writeHead(401, { 'content-type': 'application/json' })
