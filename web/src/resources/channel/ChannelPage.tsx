@@ -14,7 +14,7 @@ import DeleteSweepIcon from '@mui/icons-material/DeleteSweepOutlined'
 import NetworkCheckIcon from '@mui/icons-material/NetworkCheck'
 import RefreshIcon from '@mui/icons-material/Refresh'
 import SearchIcon from '@mui/icons-material/Search'
-import { type FormEvent, Fragment, useCallback, useEffect, useState } from 'react'
+import { type Dispatch, type FormEvent, Fragment, type SetStateAction, useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate, useParams } from 'react-router-dom'
 import { useConfirm } from '../../components/Confirm'
@@ -112,38 +112,32 @@ export default function ChannelPage () {
     }
   }
 
-  const test = async (row: ChannelView, model?: string) => {
-    setTesting((s) => new Set(s).add(row.id))
+  /** Runs `work` with the row marked busy in one of the busy sets, then reloads the list. */
+  const whileBusy = async (mark: Dispatch<SetStateAction<Set<number>>>, id: number, work: () => Promise<void>) => {
+    mark((s) => new Set(s).add(id))
     try {
-      const { message } = await testChannel(row.id, model)
-      notify.success(message)
+      await work()
     } catch (err) {
       notify.error(err)
     } finally {
-      setTesting((s) => {
+      mark((s) => {
         const next = new Set(s)
-        next.delete(row.id)
+        next.delete(id)
         return next
       })
-      // The test stored the response time and may have changed the status.
+      // A test stores the response time and may change the status; a balance update stores the balance.
       reload()
     }
   }
 
+  const test = async (row: ChannelView, model?: string) => {
+    await whileBusy(setTesting, row.id, async () => { notify.success((await testChannel(row.id, model)).message) })
+  }
+
   const updateBalance = async (row: ChannelView) => {
-    setBalancing((s) => new Set(s).add(row.id))
-    try {
+    await whileBusy(setBalancing, row.id, async () => {
       notify.success(t('channel.balance.updated', { name: row.name, balance: formatUsd(await updateChannelBalance(row.id)) }))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBalancing((s) => {
-        const next = new Set(s)
-        next.delete(row.id)
-        return next
-      })
-      reload()
-    }
+    })
   }
 
   const updateAllBalances = async () => {
