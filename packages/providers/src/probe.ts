@@ -61,16 +61,23 @@ async function readCapped (res: Response, maxBytes: number, abort: AbortControll
  */
 export async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
   const abort = new AbortController()
-  // The timeout covers reading the body too, not only the headers.
-  const res = await fetch(up.url, {
-    dispatcher: upstreamDispatcher(proxyUrl),
-    method: up.method,
-    headers: up.headers,
-    body: up.body === undefined ? undefined : typeof up.body === 'string' ? up.body : new Uint8Array(up.body),
-    signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
-    redirect: 'manual'
-  })
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await readCapped(res, maxBytes, abort) }
+  // The timeout covers reading the body too, not only the headers. A timer of our own, held
+  // until the call ends: on Node 20 a composite of AbortSignal.timeout() may lose its source to
+  // garbage collection and never fire, leaving the call waiting forever.
+  const timer = setTimeout(() => { abort.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')) }, timeoutMs)
+  try {
+    const res = await fetch(up.url, {
+      dispatcher: upstreamDispatcher(proxyUrl),
+      method: up.method,
+      headers: up.headers,
+      body: up.body === undefined ? undefined : typeof up.body === 'string' ? up.body : new Uint8Array(up.body),
+      signal: abort.signal,
+      redirect: 'manual'
+    })
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await readCapped(res, maxBytes, abort) }
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** A failure of `call` as a message safe to show an admin (never the key). */
