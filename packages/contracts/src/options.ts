@@ -1,4 +1,4 @@
-import { DEFAULT_AUDIO_COMPLETION_RATIO, DEFAULT_AUDIO_RATIO, DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
+import { DEFAULT_AUDIO_COMPLETION_RATIO, DEFAULT_AUDIO_RATIO, DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
 
 /**
  * Defaults of every option the super admin can set (SPEC.md sections 3 and 9). Values are strings,
@@ -92,6 +92,7 @@ export const OPTION_DEFAULTS = {
   CompletionRatio: JSON.stringify(DEFAULT_COMPLETION_RATIO),
   ModelPrice: JSON.stringify(DEFAULT_MODEL_PRICE),
   CacheRatio: JSON.stringify(DEFAULT_CACHE_RATIO),
+  CreateCacheRatio: JSON.stringify(DEFAULT_CREATE_CACHE_RATIO),
   AudioRatio: JSON.stringify(DEFAULT_AUDIO_RATIO),
   AudioCompletionRatio: JSON.stringify(DEFAULT_AUDIO_COMPLETION_RATIO)
 } as const satisfies Record<string, string>

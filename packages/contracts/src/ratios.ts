@@ -44,6 +44,15 @@ export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
   'claude-opus-4-20250514': 7.5,
   'claude-opus-4-1-20250805': 7.5,
   'claude-haiku-4-5-20251001': 0.5,
+  'claude-opus-4-6': 2.5,
+  'claude-sonnet-4-6': 1.5,
+  'claude-opus-4-5-20251101': 2.5,
+  'claude-opus-4-5': 2.5,
+  'claude-haiku-4-5': 0.5,
+  'claude-sonnet-4-5': 1.5,
+  'claude-opus-4-1': 7.5,
+  'claude-opus-4-0': 7.5,
+  'claude-sonnet-4-0': 1.5,
   'gemini-1.5-flash': 0.0375,
   'gemini-1.5-pro': 0.625,
   'gemini-2.0-flash': 0.05,
@@ -74,6 +83,8 @@ export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   'claude-3-5-haiku-20241022': 5, 'claude-3-5-sonnet-20241022': 5, 'claude-3-7-sonnet-20250219': 5,
   'claude-sonnet-4-20250514': 5, 'claude-sonnet-4-5-20250929': 5, 'claude-opus-4-20250514': 5,
   'claude-opus-4-1-20250805': 5, 'claude-haiku-4-5-20251001': 5,
+  'claude-opus-4-6': 5, 'claude-sonnet-4-6': 5, 'claude-opus-4-5-20251101': 5, 'claude-opus-4-5': 5,
+  'claude-haiku-4-5': 5, 'claude-sonnet-4-5': 5, 'claude-opus-4-1': 5, 'claude-opus-4-0': 5, 'claude-sonnet-4-0': 5,
   'gemini-1.5-flash': 4, 'gemini-1.5-pro': 4, 'gemini-2.0-flash': 4, 'gemini-2.5-flash': 8.33, 'gemini-2.5-pro': 8,
   'deepseek-chat': 4, 'deepseek-reasoner': 4, 'mistral-large-latest': 3, 'mistral-small-latest': 3,
   'moonshot-v1-8k': 1, 'glm-4': 1, 'qwen-turbo': 4, 'qwen-plus': 3, 'qwen-max': 4,
@@ -107,9 +118,20 @@ export const DEFAULT_CACHE_RATIO: Readonly<Record<string, number>> = {
   'claude-3-5-haiku-20241022': 0.1, 'claude-3-5-sonnet-20241022': 0.1, 'claude-3-7-sonnet-20250219': 0.1,
   'claude-sonnet-4-20250514': 0.1, 'claude-sonnet-4-5-20250929': 0.1, 'claude-opus-4-20250514': 0.1,
   'claude-opus-4-1-20250805': 0.1, 'claude-haiku-4-5-20251001': 0.1,
+  'claude-opus-4-6': 0.1, 'claude-sonnet-4-6': 0.1, 'claude-opus-4-5-20251101': 0.1, 'claude-opus-4-5': 0.1,
+  'claude-haiku-4-5': 0.1, 'claude-sonnet-4-5': 0.1, 'claude-opus-4-1': 0.1, 'claude-opus-4-0': 0.1, 'claude-sonnet-4-0': 0.1,
   'gemini-2.5-flash': 0.25, 'gemini-2.5-pro': 0.25,
   'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1
 }
+
+/**
+ * Price of prompt tokens written to the provider's prompt cache relative to ordinary prompt
+ * tokens, per model (CreateCacheRatio, as new-api names it): Anthropic bills a 5-minute cache
+ * write at 1.25x the input price. Models missing here bill cache writes at 1x.
+ */
+export const DEFAULT_CREATE_CACHE_RATIO: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.keys(DEFAULT_CACHE_RATIO).filter((model) => model.startsWith('claude-')).map((model) => [model, 1.25])
+)
 
 /**
  * Audio prompt tokens relative to the model's text prompt tokens (AudioRatio), and audio

@@ -32,6 +32,8 @@ export const UsageEvent = Type.Object({
   prompt_tokens: Type.Integer({ minimum: 0 }),
   completion_tokens: Type.Integer({ minimum: 0 }),
   cached_tokens: Type.Integer({ minimum: 0 }),
+  /** Prompt tokens written to the provider's prompt cache, a part of prompt_tokens (absent: none). */
+  cache_write_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Audio parts of prompt_tokens and completion_tokens (absent: none). */
   audio_prompt_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   audio_completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -12,6 +12,8 @@ export interface PricingTables {
   groupRatio: Readonly<Record<string, number>>
   /** Cached prompt tokens relative to ordinary prompt tokens; 1 when absent. */
   cacheRatio: Readonly<Record<string, number>>
+  /** Prompt tokens written to the provider's cache relative to ordinary prompt tokens; 1 when absent. */
+  createCacheRatio: Readonly<Record<string, number>>
   /** Audio prompt tokens relative to text prompt tokens; 1 when absent. */
   audioRatio: Readonly<Record<string, number>>
   /** Audio completion tokens relative to audio prompt tokens; 1 when absent. */
@@ -35,6 +37,7 @@ export function pricingTables (options: OptionValues): PricingTables {
     modelPrice: numbers(options.json('ModelPrice')),
     groupRatio: numbers(options.json('GroupRatio')),
     cacheRatio: numbers(options.json('CacheRatio')),
+    createCacheRatio: numbers(options.json('CreateCacheRatio')),
     audioRatio: numbers(options.json('AudioRatio')),
     audioCompletionRatio: numbers(options.json('AudioCompletionRatio')),
     quotaPerUnit: options.num('QuotaPerUnit') > 0 ? options.num('QuotaPerUnit') : DEFAULT_QUOTA_PER_UNIT
@@ -45,7 +48,7 @@ export function pricingTables (options: OptionValues): PricingTables {
 export type Price =
   | {
     kind: 'per_token', modelRatio: number, completionRatio: number, groupRatio: number, cacheRatio: number,
-    audioRatio: number, audioCompletionRatio: number
+    createCacheRatio: number, audioRatio: number, audioCompletionRatio: number
   }
   | { kind: 'per_call', modelPrice: number, groupRatio: number, quotaPerUnit: number }
 
@@ -66,6 +69,7 @@ export function priceOf (tables: PricingTables, model: string, group: string): P
     completionRatio: tables.completionRatio[model] ?? 1,
     groupRatio,
     cacheRatio: tables.cacheRatio[model] ?? 1,
+    createCacheRatio: tables.createCacheRatio[model] ?? 1,
     audioRatio: tables.audioRatio[model] ?? 1,
     audioCompletionRatio: tables.audioCompletionRatio[model] ?? 1
   }
@@ -79,13 +83,16 @@ export interface Usage {
   promptTokens: number
   completionTokens: number
   cachedTokens?: number
+  /** Prompt tokens written to the provider's cache (a part of the prompt, apart from cachedTokens). */
+  cacheWriteTokens?: number
   audioPromptTokens?: number
   audioCompletionTokens?: number
 }
 
 /**
  * Cost in integer quota units. Per token: groupRatio x modelRatio x (prompt + completion x
- * completionRatio), with cached prompt tokens at cacheRatio, audio prompt tokens at audioRatio
+ * completionRatio), with cached prompt tokens at cacheRatio, prompt tokens written to the cache at
+ * createCacheRatio, audio prompt tokens at audioRatio
  * and audio completion tokens at audioRatio x audioCompletionRatio; per call: modelPrice x
  * quotaPerUnit x groupRatio. Rounded to the nearest unit; a request that used tokens of a
  * non-free model costs at least 1.
@@ -95,9 +102,10 @@ export function costOf (price: Price, usage: Usage): number {
   const prompt = Math.max(0, usage.promptTokens)
   const cached = Math.min(prompt, Math.max(0, usage.cachedTokens ?? 0))
   const audioIn = Math.min(prompt - cached, Math.max(0, usage.audioPromptTokens ?? 0))
+  const written = Math.min(prompt - cached - audioIn, Math.max(0, usage.cacheWriteTokens ?? 0))
   const completion = Math.max(0, usage.completionTokens)
   const audioOut = Math.min(completion, Math.max(0, usage.audioCompletionTokens ?? 0))
-  const weighted = (prompt - cached - audioIn) + cached * price.cacheRatio + audioIn * price.audioRatio +
+  const weighted = (prompt - cached - audioIn - written) + cached * price.cacheRatio + written * price.createCacheRatio + audioIn * price.audioRatio +
     (completion - audioOut) * price.completionRatio + audioOut * price.audioRatio * price.audioCompletionRatio
   const exact = weighted * price.modelRatio * price.groupRatio
   const rounded = Math.round(exact)
@@ -114,6 +122,7 @@ export function priceDetails (price: Price): Record<string, number> {
         group_ratio: price.groupRatio,
         model_price: -1,
         cache_ratio: price.cacheRatio,
+        create_cache_ratio: price.createCacheRatio,
         audio_ratio: price.audioRatio,
         audio_completion_ratio: price.audioCompletionRatio
       }

@@ -14,7 +14,7 @@ const tables = pricingTables(new OptionValues(new Map([
 
 t.test('the spec\'s worked formula: group x model x (prompt + completion x completion ratio)', async (t) => {
   const price = priceOf(tables, 'm', 'svip')!
-  t.same(price, { kind: 'per_token', modelRatio: 1.5, completionRatio: 4, groupRatio: 2, cacheRatio: 0.1, audioRatio: 16, audioCompletionRatio: 2 })
+  t.same(price, { kind: 'per_token', modelRatio: 1.5, completionRatio: 4, groupRatio: 2, cacheRatio: 0.1, createCacheRatio: 1, audioRatio: 16, audioCompletionRatio: 2 })
   t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }), 2 * 1.5 * (1000 + 500 * 4))
   // In dollars: cost / 500000 = group x model x (prompt + completion x cr) / 500000.
   t.equal(costOf(price, { promptTokens: 1000, completionTokens: 500 }) / 500_000, 2 * 1.5 * 3000 / 500_000)
@@ -42,9 +42,12 @@ t.test('cached prompt tokens are billed at the cache ratio and never exceed the 
   t.equal(costOf(m, { promptTokens: 1000, completionTokens: 0, cachedTokens: 800 }), Math.round((200 + 800 * 0.1) * 1.5), 'the CacheRatio option applies')
   const cheap = priceOf(tables, 'cheap', 'default')!
   t.equal(cheap.kind === 'per_token' && cheap.cacheRatio, 1, 'a model without a cache ratio bills cached tokens at 1x')
-  const price: Price = { kind: 'per_token', modelRatio: 1, completionRatio: 1, groupRatio: 1, cacheRatio: 0.5, audioRatio: 1, audioCompletionRatio: 1 }
+  const price: Price = { kind: 'per_token', modelRatio: 1, completionRatio: 1, groupRatio: 1, cacheRatio: 0.5, createCacheRatio: 1.25, audioRatio: 1, audioCompletionRatio: 1 }
   t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 40 }), 60 + 20)
   t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 400 }), 50, 'cached tokens are capped at the prompt (no double counting)')
+  t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 40, cacheWriteTokens: 20 }), 40 + 20 + 25, 'cache writes at the create cache ratio')
+  t.equal(costOf(price, { promptTokens: 100, completionTokens: 0, cachedTokens: 90, cacheWriteTokens: 50 }), Math.round(45 + 10 * 1.25), 'cache writes are capped at what the cache reads left')
+  t.equal(priceOf(tables, 'm', 'default')?.kind === 'per_token' && (priceOf(tables, 'm', 'default') as { createCacheRatio: number }).createCacheRatio, 1, 'a model without a create cache ratio bills writes at 1x')
 })
 
 t.test('audio tokens are billed at the audio ratios, as parts of the prompt and the completion', async (t) => {
@@ -65,7 +68,7 @@ t.test('property: cost is a non-negative integer and monotonic in tokens', async
   for (let i = 0; i < 2000; i++) {
     const price: Price = rand() < 0.2
       ? { kind: 'per_call', modelPrice: rand() * 2, groupRatio: rand() * 3, quotaPerUnit: 500_000 }
-      : { kind: 'per_token', modelRatio: rand() * 40, completionRatio: rand() * 10, groupRatio: rand() * 3, cacheRatio: rand(), audioRatio: rand() * 70, audioCompletionRatio: rand() * 3 }
+      : { kind: 'per_token', modelRatio: rand() * 40, completionRatio: rand() * 10, groupRatio: rand() * 3, cacheRatio: rand(), createCacheRatio: rand() * 2, audioRatio: rand() * 70, audioCompletionRatio: rand() * 3 }
     const usage = { promptTokens: Math.floor(rand() * 200_000), completionTokens: Math.floor(rand() * 50_000), cachedTokens: Math.floor(rand() * 10_000), audioPromptTokens: Math.floor(rand() * 10_000), audioCompletionTokens: Math.floor(rand() * 10_000) }
     const c = costOf(price, usage)
     if (!Number.isSafeInteger(c) || c < 0) t.fail(`bad cost ${c}`)

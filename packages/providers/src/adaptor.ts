@@ -62,6 +62,11 @@ export interface RelayRequest {
   body?: Readonly<Record<string, unknown>>
   /** Multipart endpoints (images/edits, audio transcriptions): the raw body, forwarded as is. */
   raw?: { contentType: string, data: Buffer }
+  /**
+   * Client headers an adaptor may forward upstream (names in lower case), for example
+   * `anthropic-beta` and `anthropic-version` of an Anthropic client. Absent: none to forward.
+   */
+  headers?: Readonly<Record<string, string>>
 }
 
 /** An HTTP request to the upstream. */
@@ -78,6 +83,11 @@ export interface Usage {
   completionTokens: number
   /** Prompt tokens served from the provider's cache (a part of promptTokens, never extra). */
   cachedTokens?: number
+  /**
+   * Prompt tokens written to the provider's prompt cache by this request (a part of promptTokens,
+   * never extra; Anthropic bills them above the input price).
+   */
+  cacheWriteTokens?: number
   /** Audio input tokens (a part of promptTokens), billed at the model's audio ratio. */
   audioPromptTokens?: number
   /** Audio output tokens (a part of completionTokens). */

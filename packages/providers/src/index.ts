@@ -31,3 +31,17 @@ export { fetchModels, testChannel } from './probe.js'
 export type { ChannelTestResult } from './probe.js'
 export { upstreamRequest, withOverrides } from './overrides.js'
 export { balanceSupported, CNY_PER_USD, queryBalance, type ChannelBalance } from './balance.js'
+export {
+  anthropicError,
+  anthropicErrorType,
+  anthropicStopReason,
+  anthropicToChatRequest,
+  anthropicUsage,
+  chatStreamToAnthropic,
+  chatToAnthropicResponse,
+  CUT_STREAM_MESSAGE,
+  REASONING_BUDGET_THRESHOLDS,
+  reasoningEffortForBudget,
+  type AnthropicErrorBody,
+  type AnthropicUsage
+} from './anthropic/index.js'

@@ -1,6 +1,7 @@
 import type { ProviderAdaptor } from './adaptor.js'
 import { ai360 } from './ai360/index.js'
 import { azureOpenAI } from './azure/index.js'
+import { claude } from './claude/index.js'
 import { custom } from './custom/index.js'
 import { deepSeek } from './deepseek/index.js'
 import { lingyiwanwu } from './lingyiwanwu/index.js'
@@ -48,7 +49,7 @@ export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freez
 })
 
 const ADAPTORS: ReadonlyMap<number, ProviderAdaptor> = new Map(
-  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek]
+  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude]
     .map((adaptor) => [adaptor.type, adaptor])
 )
 

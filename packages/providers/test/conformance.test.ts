@@ -12,6 +12,7 @@ import {
   registeredTypes,
   type ChannelConfig,
   type Endpoint,
+  type FailureAction,
   type OpenAIEndpoint,
   type ProviderAdaptor,
   type RelayRequest,
@@ -349,6 +350,142 @@ const ERROR_CASES: Array<{ what: string, status: number, body: string, action: s
   }
 ]
 
+// Native protocols: adaptors that convert OpenAI chat clients to their provider's own protocol.
+
+/** What an OpenAI chat client received from a converted stream. */
+interface ChunkSummary {
+  content: string
+  reasoning: string
+  toolCalls: Array<{ id: string, name: string, arguments: string }>
+  finish: unknown
+  usage: unknown
+  /** The first delta carried the role. */
+  roleFirst: boolean
+  done: boolean
+}
+
+/** Reads OpenAI chat.completion.chunk events as a client would. */
+function readChunks (out: string): ChunkSummary {
+  const summary: ChunkSummary = { content: '', reasoning: '', toolCalls: [], finish: null, usage: undefined, roleFirst: false, done: false }
+  const events = out.split('\n\n').filter((event) => event !== '')
+  events.forEach((event, i) => {
+    if (!event.startsWith('data: ')) throw new Error(`not a data event: ${event}`)
+    const data = event.slice('data: '.length)
+    if (data === '[DONE]') {
+      summary.done = i === events.length - 1
+      return
+    }
+    const chunk = JSON.parse(data) as { object: string, usage?: unknown, choices: Array<{ delta: Record<string, unknown>, finish_reason: unknown }> }
+    if (chunk.object !== 'chat.completion.chunk') throw new Error(`not a chunk: ${data}`)
+    if (chunk.usage !== undefined) summary.usage = chunk.usage
+    for (const choice of chunk.choices) {
+      const delta = choice.delta
+      if (i === 0) summary.roleFirst = delta.role === 'assistant'
+      if (typeof delta.content === 'string') summary.content += delta.content
+      if (typeof delta.reasoning_content === 'string') summary.reasoning += delta.reasoning_content
+      for (const call of (delta.tool_calls ?? []) as Array<{ index: number, id?: string, function?: { name?: string, arguments?: string } }>) {
+        const known = summary.toolCalls[call.index] ?? (summary.toolCalls[call.index] = { id: '', name: '', arguments: '' })
+        known.id += call.id ?? ''
+        known.name += call.function?.name ?? ''
+        known.arguments += call.function?.arguments ?? ''
+      }
+      if (choice.finish_reason !== null) summary.finish = choice.finish_reason
+    }
+  })
+  return summary
+}
+
+/** A provider's own protocol, as its local test server speaks it. */
+interface NativeProtocol {
+  /** Path of a chat request (as the server sees it), and of the model list. */
+  chatPath: (model: string, stream: boolean) => string
+  modelsPath: string
+  /** Whether the request carries the channel's credential (header, signature or token) as the provider checks it. */
+  authorized: (seen: Seen, channel: ChannelConfig) => boolean
+  /** The provider's answer to a request without a valid credential. */
+  refuse: (res: ServerResponse) => void
+  /** The non-streamed answer to `{messages: [{role: 'user', content: 'hi'}]}`: 'Hello there', NATIVE_USAGE. */
+  answer: unknown
+  /** A stream answering 'Héllo, wörld 你好 🎉' with NATIVE_USAGE, and the byte range to feed slowly. */
+  stream: () => string
+  /** The non-streamed and streamed answers calling get_weather({"city":"Paris"}) with id call_1. */
+  toolAnswer: unknown
+  toolStream: () => string
+  /** Checks the provider's form of a chat request with a system prompt, a user turn and the get_weather tool. */
+  checkChatBody: (t: Test, body: Record<string, unknown>) => void
+  /** The provider's model list naming model-a and model-b. */
+  models: unknown
+  errors: Array<{ what: string, status: number, body: string, action: FailureAction, code?: string }>
+}
+
+/** Usage every native fixture reports (prompt 12 of which 4 cached, completion 7). */
+const NATIVE_USAGE: Usage = { promptTokens: 12, completionTokens: 7, cachedTokens: 4 }
+
+const anthropicEvents = (events: Array<Record<string, unknown>>): string =>
+  events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('')
+
+const anthropicMessage = (content: unknown[], stopReason: string) => ({
+  id: 'msg_1', type: 'message', role: 'assistant', model: MODEL, content, stop_reason: stopReason, stop_sequence: null,
+  usage: { input_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 4, output_tokens: 7 }
+})
+
+function anthropicStream (blocks: Array<{ start: Record<string, unknown>, deltas: Array<Record<string, unknown>> }>, stopReason: string): string {
+  const events: Array<Record<string, unknown>> = [
+    { type: 'message_start', message: { ...anthropicMessage([], stopReason), stop_reason: null, usage: { input_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 4, output_tokens: 1 } } }
+  ]
+  blocks.forEach((block, index) => {
+    events.push({ type: 'content_block_start', index, content_block: block.start })
+    if (index === 0) events.push({ type: 'ping' })
+    for (const delta of block.deltas) events.push({ type: 'content_block_delta', index, delta })
+    events.push({ type: 'content_block_stop', index })
+  })
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 7 } }, { type: 'message_stop' })
+  return anthropicEvents(events)
+}
+
+const anthropicError = (type: string, message: string, details?: unknown) =>
+  JSON.stringify({ type: 'error', error: { type, message, ...(details === undefined ? {} : { details }) }, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' })
+
+const NATIVE: Record<number, NativeProtocol> = {
+  14: {
+    chatPath: () => '/v1/messages',
+    modelsPath: '/v1/models?limit=1000',
+    authorized: (seen, channel) => seen.headers['x-api-key'] === channel.key && seen.headers['anthropic-version'] === '2023-06-01' && seen.headers.authorization === undefined,
+    refuse: (res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end(anthropicError('authentication_error', 'invalid x-api-key'))
+    },
+    answer: anthropicMessage([{ type: 'text', text: 'Hello there' }], 'end_turn'),
+    stream: () => anthropicStream([{ start: { type: 'text', text: '' }, deltas: [{ type: 'text_delta', text: 'Héllo, ' }, { type: 'text_delta', text: 'wörld 你好 🎉' }] }], 'end_turn'),
+    toolAnswer: anthropicMessage([{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }], 'tool_use'),
+    toolStream: () => anthropicStream([{
+      start: { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} },
+      deltas: [{ type: 'input_json_delta', partial_json: '' }, { type: 'input_json_delta', partial_json: '{"city": ' }, { type: 'input_json_delta', partial_json: '"Paris"}' }]
+    }], 'tool_use'),
+    checkChatBody: (t, body) => {
+      t.same(body.system, [{ type: 'text', text: 'Be brief.' }], 'system prompt')
+      t.same(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }], 'messages')
+      t.same(body.tools, [{ name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }], 'tools')
+      t.equal(body.max_tokens, 4096, 'the default max_tokens Anthropic requires')
+    },
+    models: { data: [{ type: 'model', id: 'model-a', display_name: 'Model A', created_at: '2025-05-14T00:00:00Z' }, { type: 'model', id: 'model-b', display_name: 'Model B', created_at: '2025-05-14T00:00:00Z' }], has_more: false, first_id: 'model-a', last_id: 'model-b' },
+    errors: [
+      { what: '401 invalid key', status: 401, body: anthropicError('authentication_error', 'invalid x-api-key'), action: 'disable', code: 'authentication_error' },
+      { what: '403 permission', status: 403, body: anthropicError('permission_error', 'Your API key does not have permission to use the specified resource.'), action: 'disable', code: 'permission_error' },
+      { what: '402 billing', status: 402, body: anthropicError('billing_error', 'Your account has a billing issue.'), action: 'disable', code: 'billing_error' },
+      { what: '400 credit balance too low', status: 400, body: anthropicError('invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'), action: 'disable', code: 'invalid_request_error' },
+      { what: '429 rate limit', status: 429, body: anthropicError('rate_limit_error', 'This request would exceed the rate limit for your organization of 50 requests per minute.'), action: 'retry', code: 'rate_limit_error' },
+      { what: '429 monthly spend limit', status: 429, body: anthropicError('rate_limit_error', 'You have reached your monthly spend limit.', { error_code: 'enforced_spend_limit_reached' }), action: 'disable', code: 'enforced_spend_limit_reached' },
+      { what: '500 api error', status: 500, body: anthropicError('api_error', 'Internal server error'), action: 'retry', code: 'api_error' },
+      { what: '529 overloaded', status: 529, body: anthropicError('overloaded_error', 'Overloaded'), action: 'retry', code: 'overloaded_error' },
+      { what: '400 bad request', status: 400, body: anthropicError('invalid_request_error', 'messages: roles must alternate between "user" and "assistant"'), action: 'client', code: 'invalid_request_error' },
+      { what: '404 unknown model', status: 404, body: anthropicError('not_found_error', 'model: claude-9'), action: 'client', code: 'not_found_error' },
+      { what: '413 too large', status: 413, body: anthropicError('request_too_large', 'Request exceeds the maximum allowed number of bytes.'), action: 'client', code: 'request_too_large' }
+    ]
+  }
+}
+
+const WEATHER_TOOL = { type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }
+
 const OPENAI_ENDPOINTS: Endpoint[] = [
   'chat', 'completions', 'embeddings', 'images_generations', 'images_edits', 'audio_speech',
   'audio_transcriptions', 'audio_translations', 'moderations', 'rerank', 'responses'
@@ -356,7 +493,7 @@ const OPENAI_ENDPOINTS: Endpoint[] = [
 
 t.test('every registered type has a protocol fixture and a name', async (t) => {
   t.ok(registeredTypes().length >= 10)
-  t.same(registeredTypes().filter((type) => PROTOCOLS[type] === undefined), [], 'no adaptor without a fixture')
+  t.same(registeredTypes().filter((type) => PROTOCOLS[type] === undefined && NATIVE[type] === undefined), [], 'no adaptor without a fixture')
   for (const type of registeredTypes()) t.equal(adaptorFor(type)?.name, CHANNEL_TYPE_NAMES[type], `type ${type} is named as in the type list`)
 })
 
@@ -642,6 +779,172 @@ for (const type of registeredTypes()) {
   })
 }
 
+
+for (const type of registeredTypes()) {
+  const protocol = NATIVE[type]
+  const found = adaptorFor(type)
+  if (protocol === undefined || found === undefined) continue
+  const adaptor: ProviderAdaptor = found
+
+  t.test(`${adaptor.name} (type ${type}, native protocol)`, async (t) => {
+    const up = await startUpstream(t)
+    const channel: ChannelConfig = { id: type, type, key: `sk-test-${type}`, baseUrl: up.origin, other: '', organization: null, setting: {} }
+    /** Answers with `body` (JSON, or an SSE text) when the request is authorized, else as the provider refuses. */
+    const serve = (body: unknown, status = 200) => up.answer(async (res, seen) => {
+      if (!protocol.authorized(seen, channel)) {
+        protocol.refuse(res)
+        return
+      }
+      if (typeof body === 'string') await writeAwkwardly(res, body, slowRanges(body, 'ö', 24))
+      else json(res, status, body)
+    })
+    const convert = async (req: RelayRequest, res: Response) =>
+      adaptor.convertResponse(channel, req, res.status, res.headers.get('content-type') ?? '', await bytesOf(res))
+
+    t.test('serves OpenAI chat clients', async (t) => {
+      t.ok(adaptor.supports('chat', 'openai'))
+      t.notOk(adaptor.supports('embeddings', 'openai'))
+      t.notOk(adaptor.supports('chat', 'gemini'))
+    })
+
+    t.test('sends a converted chat request with its credential; a wrong one fails and disables the channel', async (t) => {
+      serve(protocol.answer)
+      const body = { model: 'client-alias', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER_TOOL] }
+      const req = relayRequest('chat', body)
+      const res = await send(adaptor.buildRequest(channel, req))
+      t.equal(res.status, 200)
+      const seen = up.last()
+      t.equal(seen.method, 'POST')
+      t.equal(seen.url, protocol.chatPath(MODEL, false))
+      t.match(seen.headers['content-type'], /^application\/json/)
+      protocol.checkChatBody(t, parsed(seen.body))
+
+      const wrong = await send(adaptor.buildRequest({ ...channel, key: 'sk-wrong' }, req))
+      t.not(wrong.status, 200, 'the upstream refuses a wrong credential')
+      t.equal(adaptor.classifyFailure(wrong.status, await wrong.text()).action, 'disable')
+    })
+
+    t.test('converts a non-streamed answer with its usage and text', async (t) => {
+      serve(protocol.answer)
+      const req = relayRequest('chat', { messages: [{ role: 'user', content: 'hi' }] })
+      const converted = await convert(req, await send(adaptor.buildRequest(channel, req)))
+      t.equal(converted.status, 200)
+      t.match(converted.contentType, /^application\/json/)
+      const answer = parsed(Buffer.from(converted.body))
+      t.match(answer, { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }] })
+      t.same(answer.usage, { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 4 } })
+      t.same(converted.usage, NATIVE_USAGE)
+      t.equal(converted.text, 'Hello there')
+    })
+
+    t.test('converts a stream that arrives in awkward chunks', async (t) => {
+      const stream = protocol.stream()
+      serve(stream)
+      const req = relayRequest('chat', { messages: [{ role: 'user', content: 'hi' }], stream: true }, true)
+      const converter = adaptor.createStream(channel, req)
+      const res = await send(adaptor.buildRequest(channel, req))
+      t.equal(up.last().url, protocol.chatPath(MODEL, true))
+      const relayed = await relay(res, converter)
+      t.equal(relayed.error, undefined)
+      t.ok(splitsACharacter(relayed.chunks), 'some chunk ends inside a multi-byte character')
+      const summary = readChunks(relayed.out + relayed.tail)
+      t.ok(summary.roleFirst, 'the role comes first')
+      t.equal(summary.content, 'Héllo, wörld 你好 🎉')
+      t.equal(summary.finish, 'stop')
+      t.same(summary.usage, { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 4 } })
+      t.ok(summary.done, 'ends with [DONE]')
+      t.equal(relayed.tail, '', 'everything went out before the upstream closed')
+      t.equal(relayed.finishedAfter.indexOf(true), relayed.finishedAfter.length - 1, 'finished only on the last chunk')
+      t.same(converter.usage(), NATIVE_USAGE)
+      t.equal(relayed.text, 'Héllo, wörld 你好 🎉')
+    })
+
+    t.test('converts tool calls, streamed and not', async (t) => {
+      const body = { messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER_TOOL], tool_choice: 'auto' }
+      serve(protocol.toolAnswer)
+      const req = relayRequest('chat', body)
+      const answer = parsed(Buffer.from((await convert(req, await send(adaptor.buildRequest(channel, req)))).body))
+      t.match(answer, { choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather' } }] } }] })
+      const calls = (answer.choices as Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>)[0]?.message.tool_calls
+      t.same(JSON.parse(calls?.[0]?.function.arguments ?? ''), { city: 'Paris' }, 'arguments as a JSON string')
+
+      serve(protocol.toolStream())
+      const streamed = relayRequest('chat', { ...body, stream: true }, true)
+      const relayed = await relay(await send(adaptor.buildRequest(channel, streamed)), adaptor.createStream(channel, streamed))
+      const summary = readChunks(relayed.out + relayed.tail)
+      t.equal(summary.toolCalls.length, 1)
+      t.equal(summary.toolCalls[0]?.id, 'call_1')
+      t.equal(summary.toolCalls[0]?.name, 'get_weather')
+      t.same(JSON.parse(summary.toolCalls[0]?.arguments ?? ''), { city: 'Paris' })
+      t.equal(summary.finish, 'tool_calls')
+      t.ok(summary.done)
+    })
+
+    t.test('a stream cut before its end is not finished', async (t) => {
+      const stream = protocol.stream()
+      const cut = Buffer.from(stream).subarray(0, Buffer.from(stream).indexOf('你'))
+      up.answer(async (res) => {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' })
+        await write(res, cut)
+        res.destroy()
+      })
+      const req = relayRequest('chat', { messages: [{ role: 'user', content: 'hi' }], stream: true }, true)
+      const converter = adaptor.createStream(channel, req)
+      const relayed = await relay(await send(adaptor.buildRequest(channel, req)), converter)
+      t.ok(relayed.error, 'the client saw the connection drop')
+      t.notOk(converter.finished())
+      t.equal(converter.usage(), undefined)
+      t.equal(readChunks(relayed.out + relayed.tail).content, 'Héllo, ', 'the text of the complete events went out')
+      t.equal(relayed.text, 'Héllo, ')
+    })
+
+    t.test('classifies failures', async (t) => {
+      for (const c of protocol.errors) {
+        up.answer((res) => { res.writeHead(c.status, { 'Content-Type': 'application/json' }).end(c.body) })
+        const res = await send(adaptor.buildRequest(channel, relayRequest('chat', { messages: [{ role: 'user', content: 'hi' }] })))
+        t.equal(res.status, c.status)
+        const failure = adaptor.classifyFailure(res.status, await res.text())
+        t.equal(failure.action, c.action, `${c.what}: ${c.action}`)
+        t.equal(failure.code, c.code, `${c.what}: code`)
+        t.ok(failure.message.length > 0, `${c.what}: a message`)
+      }
+      t.match(adaptor.classifyFailure(502, '<html>Bad gateway</html>'), { action: 'retry', message: /502/ })
+    })
+
+    t.test('lists the upstream models', async (t) => {
+      serve(protocol.models)
+      const built = adaptor.listModelsRequest(channel)
+      if (built === undefined) {
+        t.fail('no model list request')
+        return
+      }
+      t.equal(built.method, 'GET')
+      const res = await send(built)
+      t.equal(res.status, 200, 'authorized')
+      t.equal(up.last().url, protocol.modelsPath)
+      t.same(adaptor.parseModels(await res.text()), ['model-a', 'model-b'])
+      t.throws(() => adaptor.parseModels('<html>'), ProviderError)
+    })
+
+    t.test('the channel test request works end to end', async (t) => {
+      serve(protocol.answer)
+      const model = adaptor.defaultModels[0] ?? 'my-model'
+      const req = adaptor.testRequest(channel, model)
+      t.equal(req.model, model)
+      const res = await send(adaptor.buildRequest(channel, req))
+      t.equal(up.last().url, protocol.chatPath(model, false))
+      t.same((await convert(req, res)).usage, NATIVE_USAGE)
+    })
+
+    t.test('uses the default base URL when the channel has none', async (t) => {
+      t.match(adaptor.defaultBaseUrl, /^https:\/\/[^/]+$/)
+      const bare = { ...channel, baseUrl: '' }
+      t.equal(adaptor.buildRequest(bare, relayRequest('chat', { messages: [] })).url, adaptor.defaultBaseUrl + protocol.chatPath(MODEL, false))
+      t.equal(adaptor.listModelsRequest(bare)?.url, adaptor.defaultBaseUrl + protocol.modelsPath)
+    })
+  })
+}
+
 t.test('OpenAI sends OpenAI-Organization only when the channel names one', async (t) => {
   const openAI = adaptorFor(1)
   if (openAI === undefined) throw new Error('no OpenAI adaptor')
@@ -711,7 +1014,7 @@ t.test('Ollama needs no key but sends one when set', async (t) => {
 t.test('the registry names every type of the specification and offers default models', async (t) => {
   const spec = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45]
   t.same(Object.keys(CHANNEL_TYPE_NAMES).map(Number).sort((a, b) => a - b), spec)
-  t.equal(adaptorFor(14), undefined, 'a type without an adaptor yet')
+  for (const type of spec.filter((type) => !registeredTypes().includes(type))) t.equal(adaptorFor(type), undefined, `type ${type} has no adaptor yet`)
   t.equal(adaptorFor(999), undefined)
   const models = defaultModelsByType()
   t.same(Object.keys(models).map(Number), registeredTypes())

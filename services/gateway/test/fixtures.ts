@@ -259,3 +259,65 @@ export async function fakeOpenAI (t: Test, behaviour: UpstreamBehaviour = {}): P
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return fake
 }
+
+export interface FakeAnthropic {
+  url: string
+  /** The key it accepts in `x-api-key`; anything else is refused with Anthropic's 401. */
+  key: string
+  requests: Array<{ path: string, headers: IncomingMessage['headers'], body: Record<string, unknown> }>
+}
+
+/**
+ * A real HTTP server speaking Anthropic's Messages API: checks `x-api-key` and
+ * `anthropic-version`, answers JSON or the SSE event stream (with a tool call when the request
+ * offers tools), and reports usage with prompt-cache reads and writes.
+ */
+export async function fakeAnthropic (t: Test, key = 'sk-ant-test'): Promise<FakeAnthropic> {
+  const fake: FakeAnthropic = { url: '', key, requests: [] }
+  const usage = { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 30, output_tokens: 7 }
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0] ?? ''
+      const body = (() => { try { return JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> } catch { return {} } })()
+      fake.requests.push({ path, headers: req.headers, body })
+      const error = (status: number, type: string, message: string) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ type: 'error', error: { type, message } }))
+      }
+      if (req.headers['x-api-key'] !== fake.key) return error(401, 'authentication_error', 'invalid x-api-key')
+      if (typeof req.headers['anthropic-version'] !== 'string') return error(400, 'invalid_request_error', 'anthropic-version header is required')
+      if (path !== '/v1/messages') return error(404, 'not_found_error', `no route ${path}`)
+      const model = String(body['model'])
+      const tool = Array.isArray(body['tools']) && body['tools'].length > 0 ? (body['tools'][0] as { name: string }).name : undefined
+      if (body['stream'] !== true) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({
+          id: 'msg_1', type: 'message', role: 'assistant', model, stop_reason: tool === undefined ? 'end_turn' : 'tool_use', stop_sequence: null, usage,
+          content: tool === undefined ? [{ type: 'text', text: 'Hello from Claude' }] : [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_1', name: tool, input: { city: 'Paris' } }]
+        }))
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+      ev('message_start', { message: { id: 'msg_2', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } })
+      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+      ev('ping', {})
+      for (const piece of ['Hello ', 'from ', 'Claude']) ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } })
+      ev('content_block_stop', { index: 0 })
+      if (tool !== undefined) {
+        ev('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_2', name: tool, input: {} } })
+        for (const part of ['{"city"', ': "Par', 'is"}']) ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: part } })
+        ev('content_block_stop', { index: 1 })
+      }
+      ev('message_delta', { delta: { stop_reason: tool === undefined ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } })
+      ev('message_stop', {})
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return fake
+}

@@ -22,6 +22,7 @@ export interface SettlementInput {
   prompt_tokens: number
   completion_tokens: number
   cached_tokens: number
+  cache_write_tokens?: number
   audio_prompt_tokens?: number
   audio_completion_tokens?: number
   quota: number
@@ -117,6 +118,7 @@ function logRow (e: SettlementInput) {
       ...e.price,
       frt: e.first_response_ms,
       cached_tokens: e.cached_tokens,
+      ...(e.cache_write_tokens !== undefined && e.cache_write_tokens > 0 ? { cache_write_tokens: e.cache_write_tokens } : {}),
       ...audioSplit(e),
       upstream_model: e.upstream_model,
       usage_source: e.usage_source,

@@ -153,14 +153,7 @@ export function createOpenAIStream (): StreamConverter {
       runStart = -1
     }
     for (;;) {
-      let eol: number
-      if (anyCR) {
-        eol = pos
-        while (eol < buf.length && buf[eol] !== LF && buf[eol] !== CR) eol++
-      } else {
-        eol = buf.indexOf(LF, pos)
-        if (eol === -1) eol = buf.length
-      }
+      const eol = lineEnd(buf, pos, anyCR)
       if (eol >= buf.length) break
       let next = eol + 1
       if (buf[eol] === CR) {
@@ -251,4 +244,19 @@ export function createOpenAIStream (): StreamConverter {
     },
     finished: () => done
   }
+}
+
+/**
+ * Where the SSE line starting at `pos` ends: the index of its LF or CR, or `buf.length` when the
+ * line is not complete yet. Input without any CR (`anyCR` false, the usual case) is searched with
+ * indexOf; with a CR, byte by byte, since CR, LF and CRLF all end a line.
+ */
+export function lineEnd (buf: Buffer, pos: number, anyCR: boolean): number {
+  if (!anyCR) {
+    const eol = buf.indexOf(LF, pos)
+    return eol === -1 ? buf.length : eol
+  }
+  let eol = pos
+  while (eol < buf.length && buf[eol] !== LF && buf[eol] !== CR) eol++
+  return eol
 }

@@ -107,6 +107,7 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   CompletionRatio: ratioMap,
   ModelPrice: ratioMap,
   CacheRatio: ratioMap,
+  CreateCacheRatio: ratioMap,
   AudioRatio: ratioMap,
   AudioCompletionRatio: ratioMap,
   UserUsableGroups: stringMap,

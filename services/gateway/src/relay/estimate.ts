@@ -160,7 +160,8 @@ export function promptTokensOf (body: Readonly<Record<string, unknown>>, tokensO
     total += PER_REPLY
     if (body['tools'] !== undefined) total += tokensOf(JSON.stringify(body['tools']))
   }
-  for (const field of ['prompt', 'input', 'query', 'instructions']) {
+  // `system` is Anthropic's system prompt (text or text blocks).
+  for (const field of ['prompt', 'input', 'query', 'instructions', 'system']) {
     const v = body[field]
     if (typeof v === 'string') total += tokensOf(v)
     else if (Array.isArray(v)) {

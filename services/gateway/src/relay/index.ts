@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { GatewayConfig } from '@modelgate/config'
 import { type ConfigChange, configChannel, revokedSessionKey } from '@modelgate/contracts'
 import { findUserById } from '@modelgate/db'
-import type { Endpoint } from '@modelgate/providers'
+import { anthropicToChatRequest, type ClientFormat, type Endpoint } from '@modelgate/providers'
 import { bullConnection, SecretBox } from '@modelgate/service'
 import { QuotaStore } from '@modelgate/quota'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -13,6 +13,8 @@ import { authenticate, type Caller } from './auth.js'
 import { billingRoutes } from './billing.js'
 import { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from './errors.js'
+import { exactCounter, promptTokensOf } from './estimate.js'
+import { refusalBody } from './inbound.js'
 import { relay, type RelayDeps } from './pipeline.js'
 import { RelayState } from './state.js'
 import { UsagePublisher } from './usage.js'
@@ -37,6 +39,10 @@ const MULTIPART_ENDPOINTS: Array<[string, Endpoint]> = [
 ]
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The protocol a relay route speaks, for its refusals; OpenAI's when absent. */
+    format?: ClientFormat
+  }
   interface FastifyInstance {
     relayState: RelayState
     usagePublisher: UsagePublisher
@@ -104,14 +110,20 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
       })
     }
 
+    // Refusals go out in the caller's protocol: OpenAI's error envelope, or Anthropic's on /v1/messages.
+    const refuse = (req: FastifyRequest, reply: FastifyReply, status: number, error: { message: string, type: string, code: string | null }) => {
+      const format = req.routeOptions.config.format ?? 'openai'
+      if (format === 'openai') return sendOpenAIError(reply, status, error)
+      return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(refusalBody(format, status, error))
+    }
     api.setErrorHandler(async (err: FastifyError, req, reply) => {
       if (err instanceof RelayError) {
         if (err.headers !== undefined) void reply.headers(err.headers)
-        return sendOpenAIError(reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
+        return refuse(req, reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
       }
       const status = err.statusCode ?? 500
       if (status >= 500) req.log.error({ err }, 'relay error')
-      return sendOpenAIError(reply, status >= 500 ? 500 : status, {
+      return refuse(req, reply, status >= 500 ? 500 : status, {
         message: status >= 500 ? 'internal error' : err.message,
         type: status >= 500 ? 'server_error' : 'invalid_request_error',
         code: err.code ?? null
@@ -124,6 +136,23 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
       return reply
     }
     for (const [path, endpoint] of [...JSON_ENDPOINTS, ...MULTIPART_ENDPOINTS]) api.post(path, keyed(endpoint))
+
+    // Anthropic's Messages API (Claude Code, @anthropic-ai/sdk): passed through to Claude
+    // channels, converted to chat completions and back for the others.
+    api.post('/v1/messages', { config: { format: 'anthropic' } }, async (req, reply) => {
+      const caller = await authenticate(callers, req)
+      await relay(deps, req, reply, 'messages', caller, 'anthropic')
+      return reply
+    })
+    api.post('/v1/messages/count_tokens', { config: { format: 'anthropic' } }, async (req) => {
+      await authenticate(callers, req)
+      if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body) || Buffer.isBuffer(req.body)) {
+        throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
+      }
+      // Counted with o200k on the chat form of the request (system, messages, tools): Anthropic's
+      // own tokenizer is not public, so this is an estimate of the same order, not its count.
+      return { input_tokens: promptTokensOf(anthropicToChatRequest(req.body as Record<string, unknown>), await exactCounter()) }
+    })
 
     const listModels = async (req: FastifyRequest) => {
       const caller = await authenticate(callers, req)

@@ -2,12 +2,13 @@ import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
 import { type Database, type Kysely, recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import { adaptorFor, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, checkModel } from './auth.js'
 import { RelayError, RM } from './errors.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
+import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
 import { channelConfig, pickKey, type RelayChannel, type RelayKey, type RelayState } from './state.js'
 import { ClientGone, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
 import type { UsagePublisher } from './usage.js'
@@ -48,7 +49,7 @@ interface Outcome {
  * upstream call with failover, the answer (streamed without buffering), and exactly one usage
  * event for every admitted request, whatever happens after admission.
  */
-export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller): Promise<void> {
+export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, format: ClientFormat = 'openai'): Promise<void> {
   const startedAt = Date.now()
   const { state } = deps
   const multipart = endpoint === 'images_edits' || endpoint === 'audio_transcriptions' || endpoint === 'audio_translations'
@@ -135,7 +136,8 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   deps.usage.expect()
   const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
   try {
-    await callUpstreams(deps, req, reply, { endpoint, model, stream, body, raw, pinned, group, outcome, promptTokens: estimatedPrompt })
+    const inbound: Inbound = { format, endpoint, stream, body, raw, headers: forwardedHeaders(req, format) }
+    await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt })
   } finally {
     const billable = outcome.answered || outcome.aborted
     // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
@@ -165,6 +167,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       prompt_tokens: billable ? usage.promptTokens : 0,
       completion_tokens: billable ? usage.completionTokens : 0,
       cached_tokens: billable ? usage.cachedTokens ?? 0 : 0,
+      ...(billable && (usage.cacheWriteTokens ?? 0) > 0 ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
       ...(billable && (usage.audioPromptTokens ?? 0) + (usage.audioCompletionTokens ?? 0) > 0
         ? { audio_prompt_tokens: usage.audioPromptTokens ?? 0, audio_completion_tokens: usage.audioCompletionTokens ?? 0 }
         : {}),
@@ -230,28 +233,25 @@ function limitRefusal (reason: 'user_concurrency' | 'token_concurrency' | 'token
   return err
 }
 
+/** Client headers a native adaptor may forward (Anthropic's version and beta flags). */
+function forwardedHeaders (req: FastifyRequest, format: ClientFormat): Record<string, string> | undefined {
+  if (format !== 'anthropic') return undefined
+  const out: Record<string, string> = {}
+  for (const name of ['anthropic-version', 'anthropic-beta']) {
+    const v = req.headers[name]
+    if (typeof v === 'string' && v !== '') out[name] = v
+  }
+  return out
+}
+
 interface CallPlan {
   /** The prompt's estimated tokens: channels with a lower max_input_tokens are passed over. */
   promptTokens: number
-  endpoint: Endpoint
+  inbound: Inbound
   model: string
-  stream: boolean
-  body?: Record<string, unknown>
-  raw?: RelayRequest['raw']
   pinned?: RelayChannel
   group: string
   outcome: Outcome
-}
-
-/** The upstream's own OpenAI error object (type, param, code); its message is replaced by the cleaned one. */
-function upstreamErrorObject (text: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    const error = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['error'] : undefined
-    return typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['message'] === 'string' ? error as Record<string, unknown> : undefined
-  } catch {
-    return undefined
-  }
 }
 
 function mappedStatus (channel: RelayChannel, status: number): number {
@@ -262,6 +262,9 @@ function mappedStatus (channel: RelayChannel, status: number): number {
 async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, plan: CallPlan): Promise<void> {
   const { state } = deps
   const { outcome } = plan
+  // The OpenAI chat form of a request in another protocol, made once when a channel needs it.
+  let chatBody: Record<string, unknown> | undefined
+  const converted = () => (chatBody ??= convertedBody(plan.inbound))
   const tried = new Set<number>()
   const attempts = plan.pinned !== undefined ? 1 : 1 + Math.max(0, Math.trunc(state.options.num('RetryTimes')))
   const clientGone = new ClientGone()
@@ -291,7 +294,8 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       again = undefined
       outcome.channel = channel
       const adaptor = adaptorFor(channel.type)
-      if (adaptor === undefined || !adaptor.supports(plan.endpoint, 'openai')) {
+      const call = adaptor === undefined ? undefined : channelCall(plan.inbound, adaptor, channel.modelMapping[plan.model] ?? plan.model, converted)
+      if (adaptor === undefined || call === undefined) {
         last = { status: 503, message: `channel type ${channel.type} cannot serve this endpoint`, type: 'service_unavailable', code: 'unsupported_channel' }
         only429 = false
         continue
@@ -302,8 +306,8 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         only429 = false
         continue
       }
-      outcome.upstreamModel = channel.modelMapping[plan.model] ?? plan.model
-      const relayReq: RelayRequest = { endpoint: plan.endpoint, format: 'openai', model: outcome.upstreamModel, stream: plan.stream, body: plan.body, raw: plan.raw }
+      outcome.upstreamModel = call.req.model
+      const relayReq: RelayRequest = call.req
       const config = channelConfig(channel, key)
       try {
         let res: UpstreamResponse
@@ -340,14 +344,14 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           if (failure.action === 'client') {
             outcome.error = { status: res.status, message: failure.message }
             await reply.code(mappedStatus(channel, res.status)).header('content-type', 'application/json; charset=utf-8')
-              .send({ error: { ...upstreamErrorObject(text) ?? { type: 'invalid_request_error', param: null, code: failure.code ?? null }, message: failure.message } })
+              .send(call.errorBody(res.status, failure.message, text, failure.code ?? null))
             return
           }
           continue
         }
         // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
-        if (plan.stream && /event-stream/i.test(res.contentType)) {
-          const result = await pipeStream(adaptor.createStream(config, relayReq), res, reply, outcome, clientGone)
+        if (relayReq.stream && /event-stream/i.test(res.contentType)) {
+          const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound.format)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
             continue
@@ -355,12 +359,12 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           return
         }
         const data = await readAll(res, MAX_ANSWER_BYTES)
-        const converted = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
-        outcome.usage = converted.usage
-        if (converted.usage === undefined) outcome.completionText = converted.text
+        const answer = call.response(adaptor.convertResponse(config, relayReq, res.status, res.contentType, data))
+        outcome.usage = answer.usage
+        if (answer.usage === undefined) outcome.completionText = answer.text
         outcome.answered = true
         outcome.firstByteAt = Date.now()
-        await reply.code(converted.status).header('content-type', converted.contentType).send(converted.body)
+        await reply.code(answer.status).header('content-type', answer.contentType).send(answer.body)
         return
       } catch (err) {
         if (clientGone.aborted) return
@@ -396,7 +400,8 @@ async function pipeStream (
   res: UpstreamResponse,
   reply: FastifyReply,
   outcome: Outcome,
-  clientGone: ClientGone
+  clientGone: ClientGone,
+  format: ClientFormat
 ): Promise<'done' | 'retry'> {
   const out = reply.raw
   let started = false
@@ -497,7 +502,7 @@ async function pipeStream (
   } else {
     outcome.aborted = true
     outcome.error = { status: 502, message: 'upstream stream ended unexpectedly' }
-    await write(`data: ${JSON.stringify({ error: { message: RM.streamInterrupted.en, type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`)
+    await write(interruptionEvent(format, RM.streamInterrupted.en))
   }
   if (!out.writableEnded) out.end()
   return 'done'

@@ -232,7 +232,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const keyLabel = jsonKey(form.type) ? t('channel.form.keyJson') : form.batch ? t('channel.form.keyBatch') : t('channel.form.key')
   const keyHelp = !creating
     ? t('channel.form.keyEditHelp')
-    : jsonKey(form.type) ? t('channel.form.keyJsonHelp') : form.batch ? t('channel.form.keyBatchHelp') : t('channel.form.keyHelp')
+    : jsonKey(form.type) ? t('channel.form.keyJsonHelp') : form.batch ? t('channel.form.keyBatchHelp') : form.type === 14 ? t('channel.form.keyHelpClaude') : t('channel.form.keyHelp')
 
   return (
     <FormDrawer

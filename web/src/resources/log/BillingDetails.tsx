@@ -22,6 +22,10 @@ export function BillingDetails ({ row, quotaPerUnit, admin }: { row: LogRow, quo
     facts.push([t('log.breakdown.groupRatio'), num(b.groupRatio)])
     if (o.cache_ratio !== undefined) facts.push([t('log.breakdown.cacheRatio'), num(o.cache_ratio)])
     facts.push([t('log.breakdown.cachedTokens'), String(o.cached_tokens ?? 0)])
+    if (o.cache_write_tokens !== undefined) {
+      facts.push([t('log.breakdown.createCacheRatio'), num(o.create_cache_ratio ?? 1)])
+      facts.push([t('log.breakdown.cacheWriteTokens'), String(o.cache_write_tokens)])
+    }
     if (o.audio === true) {
       facts.push([t('log.breakdown.audioRatio'), num(o.audio_ratio ?? 1)])
       facts.push([t('log.breakdown.audioCompletionRatio'), num(o.audio_completion_ratio ?? 1)])
@@ -72,6 +76,7 @@ function termText (term: Term, t: T): string {
   switch (term.kind) {
     case 'prompt': return t('log.breakdown.term.prompt', { n: term.tokens })
     case 'cached': return t('log.breakdown.term.cached', { n: term.tokens, r: num(term.ratio) })
+    case 'cacheWrite': return t('log.breakdown.term.cacheWrite', { n: term.tokens, r: num(term.ratio) })
     case 'audioPrompt': return t('log.breakdown.term.audioPrompt', { n: term.tokens, r: num(term.ratio) })
     case 'completion': return t('log.breakdown.term.completion', { n: term.tokens, r: num(term.ratio) })
     case 'audioCompletion': return t('log.breakdown.term.audioCompletion', { n: term.tokens, r: num(term.ratio), c: num(term.completionRatio) })

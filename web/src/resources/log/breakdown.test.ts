@@ -20,6 +20,18 @@ t.test('cached and audio tokens are taken out of the plain counts and weighted b
   t.match(b, { kind: 'per_token', weighted: 500 + 200 + 800 + 450 + 800, exact: (500 + 200 + 800 + 450 + 800) * 3 })
 })
 
+t.test('tokens written to the cache are weighted by the cache write ratio, as the gateway bills them', async (t) => {
+  const b = breakdownOf({
+    prompt_tokens: 150,
+    completion_tokens: 7,
+    other: { model_ratio: 1.5, completion_ratio: 5, group_ratio: 1, model_price: -1, cache_ratio: 0.1, cached_tokens: 100, create_cache_ratio: 1.25, cache_write_tokens: 30 }
+  }, 500_000)
+  t.same(b?.kind === 'per_token' ? b.terms : [], [
+    { kind: 'prompt', tokens: 20 }, { kind: 'cached', tokens: 100, ratio: 0.1 }, { kind: 'cacheWrite', tokens: 30, ratio: 1.25 }, { kind: 'completion', tokens: 7, ratio: 5 }
+  ])
+  t.match(b, { exact: (20 + 10 + 37.5 + 35) * 1.5 })
+})
+
 t.test('a per-call row: the fixed price times the group ratio, in quota units', async (t) => {
   t.match(breakdownOf({ prompt_tokens: 0, completion_tokens: 0, other: { model_price: 0.04, group_ratio: 2, model_ratio: 0 } }, 500_000),
     { kind: 'per_call', dollars: 0.08, exact: 40_000 })

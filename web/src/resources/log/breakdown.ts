@@ -4,6 +4,7 @@ import type { LogOther } from './types'
 export type Term =
   | { kind: 'prompt', tokens: number }
   | { kind: 'cached', tokens: number, ratio: number }
+  | { kind: 'cacheWrite', tokens: number, ratio: number }
   | { kind: 'audioPrompt', tokens: number, ratio: number }
   | { kind: 'completion', tokens: number, ratio: number }
   | { kind: 'audioCompletion', tokens: number, ratio: number, completionRatio: number }
@@ -37,7 +38,7 @@ const ratio = (n: number | undefined): number => (typeof n === 'number' && Numbe
 /**
  * The billing formula of a log row, mirroring the gateway's cost rule (SPEC.md section 9): per
  * token, group ratio x model ratio x (prompt + completion x completion ratio), with cached prompt
- * tokens at the cache ratio and audio tokens at the audio ratios; per call, price x group ratio.
+ * tokens at the cache ratio, tokens written to the cache at the cache write ratio and audio tokens at the audio ratios; per call, price x group ratio.
  * Undefined when the row carries no price (recharge, manage, system rows, old rows).
  */
 export function breakdownOf (log: { prompt_tokens: number, completion_tokens: number, other: LogOther | null }, quotaPerUnit: number): Breakdown | undefined {
@@ -53,9 +54,11 @@ export function breakdownOf (log: { prompt_tokens: number, completion_tokens: nu
   const completion = nonNegative(log.completion_tokens)
   const cached = Math.min(prompt, nonNegative(o.cached_tokens))
   const audioIn = o.audio === true ? Math.min(prompt - cached, nonNegative(o.audio_input)) : 0
+  const written = Math.min(prompt - cached - audioIn, nonNegative(o.cache_write_tokens))
   const audioOut = o.audio === true ? Math.min(completion, nonNegative(o.audio_output)) : 0
-  const terms: Term[] = [{ kind: 'prompt', tokens: prompt - cached - audioIn }]
+  const terms: Term[] = [{ kind: 'prompt', tokens: prompt - cached - audioIn - written }]
   if (cached > 0) terms.push({ kind: 'cached', tokens: cached, ratio: ratio(o.cache_ratio) })
+  if (written > 0) terms.push({ kind: 'cacheWrite', tokens: written, ratio: ratio(o.create_cache_ratio) })
   if (audioIn > 0) terms.push({ kind: 'audioPrompt', tokens: audioIn, ratio: ratio(o.audio_ratio) })
   terms.push({ kind: 'completion', tokens: completion - audioOut, ratio: ratio(o.completion_ratio) })
   if (audioOut > 0) terms.push({ kind: 'audioCompletion', tokens: audioOut, ratio: ratio(o.audio_ratio), completionRatio: ratio(o.audio_completion_ratio) })

@@ -52,6 +52,8 @@ export default defineCatalogue('log', {
     groupRatio: 'Group ratio',
     cacheRatio: 'Cache ratio',
     cachedTokens: 'Cached tokens',
+    createCacheRatio: 'Cache write ratio',
+    cacheWriteTokens: 'Tokens written to cache',
     audioRatio: 'Audio ratio',
     audioCompletionRatio: 'Audio completion ratio',
     audioInput: 'Audio prompt tokens',
@@ -70,6 +72,7 @@ export default defineCatalogue('log', {
     term: {
       prompt: 'prompt {{n}}',
       cached: 'cached {{n}} × cache ratio {{r}}',
+      cacheWrite: 'written to cache {{n}} × cache write ratio {{r}}',
       audioPrompt: 'audio prompt {{n}} × audio ratio {{r}}',
       completion: 'completion {{n}} × completion ratio {{r}}',
       audioCompletion: 'audio completion {{n}} × audio ratio {{r}} × audio completion ratio {{c}}'
@@ -141,6 +144,8 @@ export default defineCatalogue('log', {
     groupRatio: '分组倍率',
     cacheRatio: '缓存倍率',
     cachedTokens: '缓存 Token',
+    createCacheRatio: '缓存创建倍率',
+    cacheWriteTokens: '缓存创建 Token',
     audioRatio: '音频倍率',
     audioCompletionRatio: '音频补全倍率',
     audioInput: '音频提示 Token',
@@ -159,6 +164,7 @@ export default defineCatalogue('log', {
     term: {
       prompt: '提示 {{n}}',
       cached: '缓存 {{n}} × 缓存倍率 {{r}}',
+      cacheWrite: '缓存创建 {{n}} × 缓存创建倍率 {{r}}',
       audioPrompt: '音频提示 {{n}} × 音频倍率 {{r}}',
       completion: '补全 {{n}} × 补全倍率 {{r}}',
       audioCompletion: '音频补全 {{n}} × 音频倍率 {{r}} × 音频补全倍率 {{c}}'

@@ -9,6 +9,9 @@ export interface LogOther {
   model_price?: number
   cache_ratio?: number
   cached_tokens?: number
+  /** Prompt tokens written to the provider's cache (a part of the prompt). */
+  cache_write_tokens?: number
+  create_cache_ratio?: number
   audio_ratio?: number
   audio_completion_ratio?: number
   /** True when the request had audio tokens; the text_/audio_ fields then split the counts. */

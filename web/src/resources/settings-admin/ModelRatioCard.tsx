@@ -13,7 +13,7 @@ import { useOptions } from './OptionsProvider'
 import { useOptionForm } from './useOptionForm'
 import { VisualRatioEditor } from './VisualRatioEditor'
 
-const RATIO_KEYS: readonly OptionKey[] = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'AudioRatio', 'AudioCompletionRatio']
+const RATIO_KEYS: readonly OptionKey[] = ['ModelRatio', 'CompletionRatio', 'ModelPrice', 'CacheRatio', 'CreateCacheRatio', 'AudioRatio', 'AudioCompletionRatio']
 
 /** Model prices and ratios: a visual table of the three main maps, and every map as JSON. */
 export function ModelRatioCard () {
@@ -36,6 +36,7 @@ export function ModelRatioCard () {
     { kind: 'json', key: 'CompletionRatio', label: labels.CompletionRatio, help: t('settingsAdmin.help.CompletionRatio'), rule, rows: 14 },
     { kind: 'json', key: 'ModelPrice', label: labels.ModelPrice, help: t('settingsAdmin.help.ModelPrice'), rule, rows: 14 },
     { kind: 'json', key: 'CacheRatio', label: t('settingsAdmin.fields.CacheRatio'), help: t('settingsAdmin.help.CacheRatio'), rule, rows: 10 },
+    { kind: 'json', key: 'CreateCacheRatio', label: t('settingsAdmin.fields.CreateCacheRatio'), help: t('settingsAdmin.help.CreateCacheRatio'), rule, rows: 10 },
     { kind: 'json', key: 'AudioRatio', label: t('settingsAdmin.fields.AudioRatio'), help: t('settingsAdmin.help.AudioRatio'), rule, rows: 10 },
     { kind: 'json', key: 'AudioCompletionRatio', label: t('settingsAdmin.fields.AudioCompletionRatio'), help: t('settingsAdmin.help.AudioCompletionRatio'), rule, rows: 10 }
   ]

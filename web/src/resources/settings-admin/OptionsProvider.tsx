@@ -10,7 +10,7 @@ import { pretty } from './json'
 /** Options whose values are JSON: shown pretty-printed, compared by value rather than by text. */
 export const JSON_OPTIONS: ReadonlySet<string> = new Set<OptionKey>([
   'Chats', 'GroupRatio', 'UserUsableGroups', 'TopupGroupRatio', 'ModelRatio', 'CompletionRatio', 'ModelPrice',
-  'CacheRatio', 'AudioRatio', 'AudioCompletionRatio'
+  'CacheRatio', 'CreateCacheRatio', 'AudioRatio', 'AudioCompletionRatio'
 ])
 
 export type Options = Readonly<Record<string, OptionItem>>

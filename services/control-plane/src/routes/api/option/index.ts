@@ -36,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Restores the default model, completion and per-call prices.
   app.post('/rest_model_ratio', { config: { auth: 'root' } }, async (req) => {
-    await app.saveOptions({ ModelRatio: OPTION_DEFAULTS.ModelRatio, CompletionRatio: OPTION_DEFAULTS.CompletionRatio, ModelPrice: OPTION_DEFAULTS.ModelPrice, CacheRatio: OPTION_DEFAULTS.CacheRatio, AudioRatio: OPTION_DEFAULTS.AudioRatio, AudioCompletionRatio: OPTION_DEFAULTS.AudioCompletionRatio })
+    await app.saveOptions({ ModelRatio: OPTION_DEFAULTS.ModelRatio, CompletionRatio: OPTION_DEFAULTS.CompletionRatio, ModelPrice: OPTION_DEFAULTS.ModelPrice, CacheRatio: OPTION_DEFAULTS.CacheRatio, CreateCacheRatio: OPTION_DEFAULTS.CreateCacheRatio, AudioRatio: OPTION_DEFAULTS.AudioRatio, AudioCompletionRatio: OPTION_DEFAULTS.AudioCompletionRatio })
     return ok(null, req.t(M.saved))
   })
 }

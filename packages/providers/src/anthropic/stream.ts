@@ -1,0 +1,305 @@
+import type { StreamConverter, Usage } from '../adaptor.js'
+import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { readUsage } from '../openai-compatible/usage.js'
+import { lineEnd } from '../openai-compatible/stream.js'
+import { anthropicErrorType } from './errors.js'
+import { anthropicId, anthropicStopReason, anthropicUsage, contentText, messageId } from './response.js'
+
+const LF = 0x0a
+const CR = 0x0d
+const EMPTY = Buffer.alloc(0)
+const NEWLINE = Buffer.from('\n')
+
+/** The message of the `error` event sent when the upstream's stream stops before its end. */
+export const CUT_STREAM_MESSAGE = 'The upstream stream ended before the answer was complete'
+
+/** One Anthropic server-sent event. */
+const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+
+/** Anthropic's error type for an OpenAI-style error object sent inside a stream. */
+function streamErrorType (error: JsonRecord): string {
+  const status = num(error.code) ?? num(error.status)
+  if (status !== undefined && status >= 400) return anthropicErrorType(status)
+  const words = `${str(error.type) ?? ''} ${str(error.code) ?? ''}`.toLowerCase()
+  if (words.includes('rate_limit')) return 'rate_limit_error'
+  if (words.includes('overload')) return 'overloaded_error'
+  return 'api_error'
+}
+
+/**
+ * Converts an OpenAI chat completions stream (server-sent events, `data: {chunk}` ...
+ * `data: [DONE]`, cut anywhere into chunks) to an Anthropic Messages stream, event by event:
+ *
+ * - `message_start` on the first chunk (its input tokens from that chunk's usage, if any);
+ * - one content block per run of reasoning (`delta.reasoning_content` or `delta.reasoning`,
+ *   sent as a `thinking` block with `thinking_delta`s), of text (`text_delta`), and per tool
+ *   call (`tool_use` started with its id, name and empty input, then `input_json_delta`s of the
+ *   argument fragments; a new tool-call index or id starts the next block);
+ * - `message_delta` (stop_reason, usage: input, output and cache-read tokens) once the finish
+ *   reason and the usage that follows it have arrived, or at `[DONE]` or the end of input when
+ *   no usage comes, then `message_stop`.
+ *
+ * Only the first choice is converted. An upstream error (an `error` event, or a chunk with an
+ * `error` object) becomes an Anthropic `error` event; so does a stream that ends with neither
+ * `[DONE]` nor a finish reason (the upstream died), with `CUT_STREAM_MESSAGE`. Nothing is sent
+ * after an `error` event or `message_stop`.
+ *
+ * Returns a full StreamConverter: `finished()` is true once `message_stop` was sent, `usage()`
+ * is the upstream's usage, `takeText()` the text, reasoning and tool arguments seen since the
+ * last call. Constant memory apart from untaken text: it keeps the unfinished line and the
+ * event being read, never the answer.
+ */
+export function chatStreamToAnthropic (model: string): StreamConverter {
+  /** Input from the start of the first unfinished line. */
+  let pending: Buffer = EMPTY
+  /** Data lines of the event being read that were not JSON on their own. */
+  let data: string[] = []
+  let eventName: string | undefined
+  /** Events produced by the current push() or end(). */
+  let out = ''
+
+  let started = false
+  let stopped = false
+  let failed = false
+  let finishSeen = false
+  let finishReason: unknown
+  let usageAfterFinish = false
+  let calledTools = false
+  let usage: Usage | undefined
+
+  /** Index of the next content block; the open one (if any) is `next - 1`. */
+  let next = 0
+  let open: 'text' | 'thinking' | 'tool_use' | undefined
+  let openToolIndex: number | undefined
+  let openToolId: string | undefined
+
+  let untaken: string[] = []
+  let untakenBytes = 0
+
+  function keepText (text: string): void {
+    untaken.push(text)
+    untakenBytes += text.length
+  }
+
+  function start (chunk: JsonRecord | undefined): void {
+    if (started) return
+    started = true
+    const first = chunk === undefined ? undefined : readUsage(chunk.usage)
+    out += sse('message_start', {
+      type: 'message_start',
+      message: {
+        id: messageId(chunk?.id),
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...anthropicUsage(first), output_tokens: 0 }
+      }
+    })
+  }
+
+  function closeBlock (): void {
+    if (open === undefined) return
+    out += sse('content_block_stop', { type: 'content_block_stop', index: next - 1 })
+    open = undefined
+    openToolIndex = undefined
+    openToolId = undefined
+  }
+
+  function openBlock (kind: 'text' | 'thinking' | 'tool_use', block: Record<string, unknown>): void {
+    closeBlock()
+    open = kind
+    out += sse('content_block_start', { type: 'content_block_start', index: next, content_block: block })
+    next++
+  }
+
+  function delta (value: Record<string, unknown>): void {
+    out += sse('content_block_delta', { type: 'content_block_delta', index: next - 1, delta: value })
+  }
+
+  function toolCall (call: unknown, fallbackIndex: number): void {
+    if (!isRecord(call)) return
+    const fn = isRecord(call.function) ? call.function : {}
+    const index = num(call.index) ?? fallbackIndex
+    const id = str(call.id) || undefined
+    if (open !== 'tool_use' || index !== openToolIndex || (id !== undefined && id !== openToolId)) {
+      const toolId = id ?? anthropicId('toolu_')
+      openBlock('tool_use', { type: 'tool_use', id: toolId, name: str(fn.name) ?? '', input: {} })
+      openToolIndex = index
+      openToolId = toolId
+      calledTools = true
+    }
+    const args = isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : str(fn.arguments)
+    if (args !== undefined && args !== '') {
+      delta({ type: 'input_json_delta', partial_json: args })
+      keepText(args)
+    }
+  }
+
+  function choice (value: JsonRecord): void {
+    const d = isRecord(value.delta) ? value.delta : {}
+    const reasoning = str(d.reasoning_content) || str(d.reasoning)
+    if (reasoning !== undefined && reasoning !== '') {
+      if (open !== 'thinking') openBlock('thinking', { type: 'thinking', thinking: '', signature: '' })
+      delta({ type: 'thinking_delta', thinking: reasoning })
+      keepText(reasoning)
+    }
+    const text = contentText(d.content) + (str(d.refusal) ?? '')
+    if (text !== '') {
+      if (open !== 'text') openBlock('text', { type: 'text', text: '' })
+      delta({ type: 'text_delta', text })
+      keepText(text)
+    }
+    // A call without an index (some upstreams) is told apart by its place in the list.
+    list(d.tool_calls).forEach((call, position) => toolCall(call, position))
+    // The legacy single function call has no index: -1 keeps its fragments in one block.
+    if (isRecord(d.function_call)) toolCall({ function: d.function_call }, -1)
+    const finish = value.finish_reason
+    if (typeof finish === 'string' && finish !== '') {
+      finishSeen = true
+      finishReason = finish
+      closeBlock()
+    }
+  }
+
+  function stop (): void {
+    if (stopped || failed) return
+    start(undefined)
+    closeBlock()
+    stopped = true
+    out += sse('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: anthropicStopReason(finishReason, calledTools), stop_sequence: null },
+      usage: usage === undefined ? { output_tokens: 0 } : anthropicUsage(usage)
+    })
+    out += sse('message_stop', { type: 'message_stop' })
+  }
+
+  function fail (error: JsonRecord): void {
+    if (stopped || failed) return
+    failed = true
+    const message = str(error.message) ?? 'The upstream reported an error'
+    out += sse('error', { type: 'error', error: { type: streamErrorType(error), message } })
+  }
+
+  function chunk (json: JsonRecord): void {
+    if (isRecord(json.error)) {
+      fail(json.error)
+      return
+    }
+    start(json)
+    let seen = readUsage(json.usage)
+    for (const value of list(json.choices)) {
+      if (!isRecord(value) || (num(value.index) ?? 0) !== 0) continue
+      choice(value)
+      // Moonshot puts the usage inside the choice.
+      seen ??= readUsage(value.usage)
+    }
+    if (seen !== undefined) {
+      usage = seen
+      if (finishSeen) usageAfterFinish = true
+    }
+    // OpenAI sends the usage in a chunk of its own after the finish reason; others with it.
+    if (finishSeen && usageAfterFinish) stop()
+  }
+
+  /** Handles one event's data; false when it is not a complete value (a piece of a multi-line event). */
+  function handle (payload: string, name: string | undefined): boolean {
+    if (payload.length < 16 && payload.trim() === '[DONE]') {
+      stop()
+      return true
+    }
+    const json = parseJson(payload)
+    if (!isRecord(json)) return false
+    if (stopped || failed) return true
+    if (name === 'error') fail(isRecord(json.error) ? json.error : json)
+    else chunk(json)
+    return true
+  }
+
+  function line (buf: Buffer, from: number, to: number): void {
+    if (from === to) {
+      // Blank line: the end of an event whose data was not JSON line by line.
+      if (data.length > 0) {
+        const payload = data.join('\n')
+        if (!handle(payload, eventName) && eventName === 'error') fail({ message: payload })
+      }
+      data = []
+      eventName = undefined
+      return
+    }
+    if (buf[from] === 0x3a) return // a comment (keep-alive)
+    const text = buf.toString('utf8', from, to)
+    const colon = text.indexOf(':')
+    const field = colon === -1 ? text : text.slice(0, colon)
+    let value = colon === -1 ? '' : text.slice(colon + 1)
+    if (value.startsWith(' ')) value = value.slice(1)
+    if (field === 'data') {
+      // A data line that is a whole chunk is handled at once, without waiting for the blank
+      // line (upstreams that omit blank lines still stream).
+      if (data.length > 0 || !handle(value, eventName)) data.push(value)
+    } else if (field === 'event') {
+      eventName = value
+    }
+  }
+
+  /** Reads the complete lines of `buf`; returns where the first unfinished one starts. */
+  function read (buf: Buffer, final: boolean): number {
+    let pos = 0
+    const anyCR = buf.indexOf(CR) !== -1
+    for (;;) {
+      const eol = lineEnd(buf, pos, anyCR)
+      if (eol >= buf.length) return pos
+      let after = eol + 1
+      if (buf[eol] === CR) {
+        // A CR at the very end may be the first half of a CRLF split across chunks.
+        if (after >= buf.length && !final) return pos
+        if (buf[after] === LF) after++
+      }
+      line(buf, pos, eol)
+      pos = after
+    }
+  }
+
+  function flush (): Buffer {
+    const bytes = out === '' ? EMPTY : Buffer.from(out)
+    out = ''
+    return bytes
+  }
+
+  return {
+    push: (bytes) => {
+      if (bytes.length === 0) return EMPTY
+      const buf = pending.length === 0 ? bytes : Buffer.concat([pending, bytes])
+      const rest = read(buf, false)
+      pending = rest >= buf.length ? EMPTY : buf.subarray(rest)
+      return flush()
+    },
+    end: () => {
+      if (pending.length > 0) {
+        // A last line without its newline still counts when it is complete.
+        read(Buffer.concat([pending, NEWLINE]), true)
+        pending = EMPTY
+      }
+      // As a blank line would: an event whose data lines were not JSON one by one.
+      line(NEWLINE, 0, 0)
+      if (!stopped && !failed) {
+        // Without [DONE], a finish reason still means the answer is complete.
+        if (finishSeen) stop()
+        else fail({ message: CUT_STREAM_MESSAGE })
+      }
+      return flush()
+    },
+    usage: () => usage,
+    takeText: () => {
+      const text = untaken.join('')
+      untaken = []
+      untakenBytes = 0
+      return text
+    },
+    untakenBytes: () => untakenBytes,
+    finished: () => stopped
+  }
+}

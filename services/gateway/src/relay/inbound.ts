@@ -1,0 +1,132 @@
+import {
+  anthropicError,
+  anthropicToChatRequest,
+  type ClientFormat,
+  chatStreamToAnthropic,
+  chatToAnthropicResponse,
+  type ConvertedResponse,
+  type Endpoint,
+  type ProviderAdaptor,
+  type RelayRequest,
+  type StreamConverter
+} from '@modelgate/providers'
+
+/**
+ * How one client request reaches one channel: in the client's own protocol when the channel's
+ * adaptor speaks it (an Anthropic client to a Claude channel: the body passes through), else
+ * converted to OpenAI chat and back (an Anthropic client to an OpenAI channel), chunk by chunk.
+ */
+export interface ChannelCall {
+  req: RelayRequest
+  /** The adaptor's complete answer in the client's format. */
+  response: (converted: ConvertedResponse) => ConvertedResponse
+  /** The adaptor's stream converter, wrapped to speak the client's format. */
+  stream: (inner: StreamConverter) => StreamConverter
+  /** The body of an error the client sees, from the upstream's own error text when it has the client's shape. */
+  errorBody: (status: number, message: string, upstreamText: string, code: string | null) => unknown
+}
+
+export interface Inbound {
+  format: ClientFormat
+  endpoint: Endpoint
+  stream: boolean
+  body?: Readonly<Record<string, unknown>>
+  raw?: RelayRequest['raw']
+  /** Client headers adaptors may forward (lower-case names). */
+  headers?: Readonly<Record<string, string>>
+}
+
+const same = <T>(x: T): T => x
+
+/** The upstream's own OpenAI error object (type, param, code); its message is replaced by the cleaned one. */
+function openAIErrorObject (text: string): Record<string, unknown> | undefined {
+  const error = parsedObject(text)?.['error']
+  return typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['message'] === 'string' ? error as Record<string, unknown> : undefined
+}
+
+function parsedObject (text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const openAIError = (_status: number, message: string, upstreamText: string, code: string | null) =>
+  ({ error: { ...openAIErrorObject(upstreamText) ?? { type: 'invalid_request_error', param: null, code }, message } })
+
+/** An Anthropic upstream's own error (its type kept, the message cleaned), else one made from the status. */
+const anthropicErrorBody = (status: number, message: string, upstreamText: string) => {
+  const own = parsedObject(upstreamText)
+  const error = own?.['type'] === 'error' ? own['error'] : undefined
+  if (typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['type'] === 'string') {
+    return { type: 'error', error: { type: (error as Record<string, unknown>)['type'], message } }
+  }
+  return anthropicError(status, message)
+}
+
+/**
+ * The call of `adaptor` for this client request with `model` (after mapping), or undefined when
+ * the channel can serve it neither natively nor converted.
+ */
+export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: string, converted: () => Record<string, unknown>): ChannelCall | undefined {
+  const { format, endpoint, stream } = inbound
+  if (adaptor.supports(endpoint, format)) {
+    return {
+      req: { endpoint, format, model, stream, body: inbound.body, raw: inbound.raw, headers: inbound.headers },
+      response: same,
+      stream: same,
+      errorBody: format === 'anthropic' ? anthropicErrorBody : openAIError
+    }
+  }
+  if (format === 'anthropic' && endpoint === 'messages' && adaptor.supports('chat', 'openai')) {
+    return {
+      req: { endpoint: 'chat', format: 'openai', model, stream, body: converted() },
+      response: (answer) => {
+        const chat = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
+        if (chat === undefined) return answer
+        return { ...answer, contentType: 'application/json', body: JSON.stringify(chatToAnthropicResponse(chat, model)) }
+      },
+      stream: (inner) => anthropicStream(inner, model),
+      errorBody: anthropicErrorBody
+    }
+  }
+  return undefined
+}
+
+/** The OpenAI chat request an Anthropic Messages body becomes for channels without the Messages API. */
+export function convertedBody (inbound: Inbound): Record<string, unknown> {
+  if (inbound.format === 'anthropic' && inbound.body !== undefined) return anthropicToChatRequest(inbound.body)
+  return { ...inbound.body }
+}
+
+/** An OpenAI chat stream converter followed by the Anthropic events of what it emits. */
+function anthropicStream (inner: StreamConverter, model: string): StreamConverter {
+  const outer = chatStreamToAnthropic(model)
+  return {
+    push: (chunk) => outer.push(inner.push(chunk)),
+    end: () => {
+      const rest = outer.push(inner.end())
+      const last = outer.end()
+      return rest.length === 0 ? last : last.length === 0 ? rest : Buffer.concat([rest, last])
+    },
+    usage: () => inner.usage() ?? outer.usage(),
+    takeText: () => inner.takeText(),
+    untakenBytes: () => inner.untakenBytes(),
+    // Finished once the client has its message_stop (emitted when the OpenAI stream ends).
+    finished: () => outer.finished()
+  }
+}
+
+/** The event that tells a streaming client its stream broke off, in its format. */
+export function interruptionEvent (format: ClientFormat, message: string): string {
+  if (format === 'anthropic') return `event: error\ndata: ${JSON.stringify(anthropicError(502, message))}\n\n`
+  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`
+}
+
+/** The error body of a refusal in the client's format (OpenAI's envelope, or Anthropic's). */
+export function refusalBody (format: ClientFormat, status: number, error: { message: string, type: string, code: string | null }): unknown {
+  if (format === 'anthropic') return anthropicError(status, error.message)
+  return { error: { message: error.message, type: error.type, param: null, code: error.code } }
+}
