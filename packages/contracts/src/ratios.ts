@@ -58,6 +58,9 @@ export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
   'gemini-2.0-flash': 0.05,
   'gemini-2.5-flash': 0.15,
   'gemini-2.5-pro': 0.625,
+  'gemini-2.5-flash-lite': 0.05,
+  'gemini-3-flash-preview': 0.25,
+  'gemini-3.1-pro-preview': 1,
   'deepseek-chat': 0.135,
   'deepseek-reasoner': 0.275,
   'mistral-large-latest': 1,
@@ -86,6 +89,7 @@ export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   'claude-opus-4-6': 5, 'claude-sonnet-4-6': 5, 'claude-opus-4-5-20251101': 5, 'claude-opus-4-5': 5,
   'claude-haiku-4-5': 5, 'claude-sonnet-4-5': 5, 'claude-opus-4-1': 5, 'claude-opus-4-0': 5, 'claude-sonnet-4-0': 5,
   'gemini-1.5-flash': 4, 'gemini-1.5-pro': 4, 'gemini-2.0-flash': 4, 'gemini-2.5-flash': 8.33, 'gemini-2.5-pro': 8,
+  'gemini-2.5-flash-lite': 4, 'gemini-3-flash-preview': 6, 'gemini-3.1-pro-preview': 6,
   'deepseek-chat': 4, 'deepseek-reasoner': 4, 'mistral-large-latest': 3, 'mistral-small-latest': 3,
   'moonshot-v1-8k': 1, 'glm-4': 1, 'qwen-turbo': 4, 'qwen-plus': 3, 'qwen-max': 4,
   'command-r': 4, 'command-r-plus': 4
@@ -121,6 +125,7 @@ export const DEFAULT_CACHE_RATIO: Readonly<Record<string, number>> = {
   'claude-opus-4-6': 0.1, 'claude-sonnet-4-6': 0.1, 'claude-opus-4-5-20251101': 0.1, 'claude-opus-4-5': 0.1,
   'claude-haiku-4-5': 0.1, 'claude-sonnet-4-5': 0.1, 'claude-opus-4-1': 0.1, 'claude-opus-4-0': 0.1, 'claude-sonnet-4-0': 0.1,
   'gemini-2.5-flash': 0.25, 'gemini-2.5-pro': 0.25,
+  'gemini-2.5-flash-lite': 0.1, 'gemini-3-flash-preview': 0.1, 'gemini-3.1-pro-preview': 0.1,
   'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1
 }
 

@@ -45,3 +45,17 @@ export {
   type AnthropicErrorBody,
   type AnthropicUsage
 } from './anthropic/index.js'
+export {
+  chatStreamToGemini,
+  chatToGeminiResponse,
+  geminiError,
+  geminiFinishReason,
+  geminiSchemaToJsonSchema,
+  geminiStatus,
+  geminiToChatRequest,
+  geminiUsageMetadata,
+  reasoningEffortForThinking,
+  type GeminiErrorBody,
+  type GeminiStreamMode,
+  type GeminiUsageMetadata
+} from './gemini-inbound/index.js'

@@ -4,6 +4,7 @@ import { azureOpenAI } from './azure/index.js'
 import { claude } from './claude/index.js'
 import { custom } from './custom/index.js'
 import { deepSeek } from './deepseek/index.js'
+import { gemini } from './gemini/index.js'
 import { lingyiwanwu } from './lingyiwanwu/index.js'
 import { mistral } from './mistral/index.js'
 import { moonshot } from './moonshot/index.js'
@@ -49,7 +50,7 @@ export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freez
 })
 
 const ADAPTORS: ReadonlyMap<number, ProviderAdaptor> = new Map(
-  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude]
+  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude, gemini]
     .map((adaptor) => [adaptor.type, adaptor])
 )
 

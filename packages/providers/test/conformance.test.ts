@@ -446,6 +446,19 @@ function anthropicStream (blocks: Array<{ start: Record<string, unknown>, deltas
 const anthropicError = (type: string, message: string, details?: unknown) =>
   JSON.stringify({ type: 'error', error: { type, message, ...(details === undefined ? {} : { details }) }, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' })
 
+const GEMINI_USAGE = { promptTokenCount: 12, candidatesTokenCount: 7, cachedContentTokenCount: 4, totalTokenCount: 19 }
+
+const geminiAnswer = (parts: unknown[], finishReason: string) => ({
+  candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }], usageMetadata: GEMINI_USAGE, modelVersion: MODEL, responseId: 'resp_1'
+})
+
+/** Gemini's `alt=sse` framing: one GenerateContentResponse per `data:` event, CRLF line ends. */
+const geminiEvents = (events: unknown[]): string => events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join('')
+
+const geminiError = (code: number, status: string, message: string, reason?: string) => JSON.stringify({
+  error: { code, message, status, ...(reason === undefined ? {} : { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }] }) }
+})
+
 const NATIVE: Record<number, NativeProtocol> = {
   14: {
     chatPath: () => '/v1/messages',
@@ -480,6 +493,46 @@ const NATIVE: Record<number, NativeProtocol> = {
       { what: '400 bad request', status: 400, body: anthropicError('invalid_request_error', 'messages: roles must alternate between "user" and "assistant"'), action: 'client', code: 'invalid_request_error' },
       { what: '404 unknown model', status: 404, body: anthropicError('not_found_error', 'model: claude-9'), action: 'client', code: 'not_found_error' },
       { what: '413 too large', status: 413, body: anthropicError('request_too_large', 'Request exceeds the maximum allowed number of bytes.'), action: 'client', code: 'request_too_large' }
+    ]
+  },
+  24: {
+    chatPath: (model, stream) => `/v1beta/models/${model}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`,
+    modelsPath: '/v1beta/models?pageSize=1000',
+    authorized: (seen, channel) => seen.headers['x-goog-api-key'] === channel.key && seen.headers.authorization === undefined && !seen.url.includes('key='),
+    refuse: (res) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' }).end(geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID'))
+    },
+    answer: geminiAnswer([{ text: 'Hello there' }], 'STOP'),
+    stream: () => geminiEvents([
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Héllo, ' }] }, index: 0 }], usageMetadata: { promptTokenCount: 12, totalTokenCount: 12 }, modelVersion: MODEL, responseId: 'resp_1' },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'wörld 你好 🎉' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: GEMINI_USAGE, modelVersion: MODEL, responseId: 'resp_1' }
+    ]),
+    toolAnswer: geminiAnswer([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], 'STOP'),
+    toolStream: () => geminiEvents([
+      { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP', index: 0 }], usageMetadata: GEMINI_USAGE, modelVersion: MODEL, responseId: 'resp_1' }
+    ]),
+    checkChatBody: (t, body) => {
+      t.same(body.systemInstruction, { parts: [{ text: 'Be brief.' }] }, 'system instruction')
+      t.same(body.contents, [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }], 'contents')
+      t.same(body.tools, [{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] }], 'tools')
+      t.equal(body.model, undefined, 'the model goes in the URL')
+    },
+    models: {
+      models: [
+        { name: 'models/model-a', displayName: 'Model A', supportedGenerationMethods: ['generateContent', 'countTokens'] },
+        { name: 'models/embedding-x', displayName: 'Embedding', supportedGenerationMethods: ['embedContent'] },
+        { name: 'models/model-b', displayName: 'Model B', supportedGenerationMethods: ['generateContent'] }
+      ]
+    },
+    errors: [
+      { what: '400 invalid key', status: 400, body: geminiError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID'), action: 'disable', code: 'API_KEY_INVALID' },
+      { what: '403 permission denied', status: 403, body: geminiError(403, 'PERMISSION_DENIED', 'Your API key was reported as leaked. Please use another API key.'), action: 'disable', code: 'PERMISSION_DENIED' },
+      { what: '400 billing required', status: 400, body: geminiError(400, 'FAILED_PRECONDITION', 'Gemini API free tier is not available in your country. Please enable billing on your project in Google AI Studio.'), action: 'disable', code: 'FAILED_PRECONDITION' },
+      { what: '429 quota', status: 429, body: geminiError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.'), action: 'retry', code: 'RESOURCE_EXHAUSTED' },
+      { what: '500 internal', status: 500, body: geminiError(500, 'INTERNAL', 'An internal error has occurred.'), action: 'retry', code: 'INTERNAL' },
+      { what: '503 unavailable', status: 503, body: geminiError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'), action: 'retry', code: 'UNAVAILABLE' },
+      { what: '400 invalid argument', status: 400, body: geminiError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.'), action: 'client', code: 'INVALID_ARGUMENT' },
+      { what: '404 unknown model', status: 404, body: geminiError(404, 'NOT_FOUND', 'models/gemini-9 is not found for API version v1beta.'), action: 'client', code: 'NOT_FOUND' }
     ]
   }
 }

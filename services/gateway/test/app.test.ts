@@ -67,11 +67,15 @@ t.test('forwards method, body, query and the client address', async (t) => {
 t.test('relay paths never fall through to the control plane', async (t) => {
   const env = await createServiceEnv(t)
   const gw = await buildGateway(t, { ...env, CONTROL_PLANE_URL: 'http://127.0.0.1:1' })
-  for (const url of ['/v1/does-not-exist', '/v1beta/models/x:nothing', '/mj/unknown', '/v1']) {
+  for (const url of ['/v1/does-not-exist', '/mj/unknown', '/v1']) {
     const res = await gw.inject({ method: 'POST', url })
     t.equal(res.statusCode, 404, url)
     t.same(res.json().error, { message: `Invalid URL (POST ${url})`, type: 'invalid_request_error', param: null, code: 'unknown_url' }, url)
   }
+  // Gemini's paths answer in Google's error shape.
+  const gemini = await gw.inject({ method: 'POST', url: '/v1beta/models/x:nothing' })
+  t.equal(gemini.statusCode, 404)
+  t.same(gemini.json().error, { code: 404, message: 'Invalid URL (POST /v1beta/models/x:nothing)', status: 'NOT_FOUND' })
 })
 
 t.test('answers 502 in the console envelope when the control plane is down', async (t) => {

@@ -321,3 +321,53 @@ export async function fakeAnthropic (t: Test, key = 'sk-ant-test'): Promise<Fake
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return fake
 }
+
+export interface FakeGemini {
+  url: string
+  /** The key it accepts in `x-goog-api-key`; anything else is refused as Google refuses a bad key. */
+  key: string
+  requests: Array<{ path: string, query: string, headers: IncomingMessage['headers'], body: Record<string, unknown> }>
+}
+
+/** A real HTTP server speaking Gemini's generateContent API (JSON, and SSE with alt=sse), usage with thoughts and cache. */
+export async function fakeGemini (t: Test, key = 'AIza-test-key'): Promise<FakeGemini> {
+  const fake: FakeGemini = { url: '', key, requests: [] }
+  const usageMetadata = { promptTokenCount: 40, cachedContentTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 8, totalTokenCount: 53 }
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const [path = '', query = ''] = (req.url ?? '').split('?')
+      const body = (() => { try { return JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> } catch { return {} } })()
+      fake.requests.push({ path, query, headers: req.headers, body })
+      if (req.headers['x-goog-api-key'] !== fake.key) {
+        res.writeHead(400, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } }))
+        return
+      }
+      const m = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(path)
+      if (m === null) {
+        res.writeHead(404, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } }))
+        return
+      }
+      const candidate = (text: string, finish?: string) => ({ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finish === undefined ? {} : { finishReason: finish }) })
+      if (m[2] === 'generateContent') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ candidates: [candidate('Hello from Gemini', 'STOP')], usageMetadata, modelVersion: m[1] }))
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      const pieces = ['Hello ', 'from ', 'Gemini']
+      pieces.forEach((p, i) => {
+        const last = i === pieces.length - 1
+        res.write(`data: ${JSON.stringify({ candidates: [candidate(p, last ? 'STOP' : undefined)], ...(last ? { usageMetadata } : {}), modelVersion: m[1] })}\r\n\r\n`)
+      })
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return fake
+}

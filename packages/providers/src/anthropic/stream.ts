@@ -1,14 +1,11 @@
 import type { StreamConverter, Usage } from '../adaptor.js'
 import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { readUsage } from '../openai-compatible/usage.js'
-import { lineEnd } from '../openai-compatible/stream.js'
+import { sseDataReader } from '../openai-compatible/sse-data.js'
 import { anthropicErrorType } from './errors.js'
 import { anthropicId, anthropicStopReason, anthropicUsage, contentText, messageId } from './response.js'
 
-const LF = 0x0a
-const CR = 0x0d
 const EMPTY = Buffer.alloc(0)
-const NEWLINE = Buffer.from('\n')
 
 /** The message of the `error` event sent when the upstream's stream stops before its end. */
 export const CUT_STREAM_MESSAGE = 'The upstream stream ended before the answer was complete'
@@ -50,11 +47,6 @@ function streamErrorType (error: JsonRecord): string {
  * event being read, never the answer.
  */
 export function chatStreamToAnthropic (model: string): StreamConverter {
-  /** Input from the start of the first unfinished line. */
-  let pending: Buffer = EMPTY
-  /** Data lines of the event being read that were not JSON on their own. */
-  let data: string[] = []
-  let eventName: string | undefined
   /** Events produced by the current push() or end(). */
   let out = ''
 
@@ -219,49 +211,7 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     return true
   }
 
-  function line (buf: Buffer, from: number, to: number): void {
-    if (from === to) {
-      // Blank line: the end of an event whose data was not JSON line by line.
-      if (data.length > 0) {
-        const payload = data.join('\n')
-        if (!handle(payload, eventName) && eventName === 'error') fail({ message: payload })
-      }
-      data = []
-      eventName = undefined
-      return
-    }
-    if (buf[from] === 0x3a) return // a comment (keep-alive)
-    const text = buf.toString('utf8', from, to)
-    const colon = text.indexOf(':')
-    const field = colon === -1 ? text : text.slice(0, colon)
-    let value = colon === -1 ? '' : text.slice(colon + 1)
-    if (value.startsWith(' ')) value = value.slice(1)
-    if (field === 'data') {
-      // A data line that is a whole chunk is handled at once, without waiting for the blank
-      // line (upstreams that omit blank lines still stream).
-      if (data.length > 0 || !handle(value, eventName)) data.push(value)
-    } else if (field === 'event') {
-      eventName = value
-    }
-  }
-
-  /** Reads the complete lines of `buf`; returns where the first unfinished one starts. */
-  function read (buf: Buffer, final: boolean): number {
-    let pos = 0
-    const anyCR = buf.indexOf(CR) !== -1
-    for (;;) {
-      const eol = lineEnd(buf, pos, anyCR)
-      if (eol >= buf.length) return pos
-      let after = eol + 1
-      if (buf[eol] === CR) {
-        // A CR at the very end may be the first half of a CRLF split across chunks.
-        if (after >= buf.length && !final) return pos
-        if (buf[after] === LF) after++
-      }
-      line(buf, pos, eol)
-      pos = after
-    }
-  }
+  const reader = sseDataReader(handle, (payload, name) => { if (name === 'error') fail({ message: payload }) })
 
   function flush (): Buffer {
     const bytes = out === '' ? EMPTY : Buffer.from(out)
@@ -272,19 +222,12 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
   return {
     push: (bytes) => {
       if (bytes.length === 0) return EMPTY
-      const buf = pending.length === 0 ? bytes : Buffer.concat([pending, bytes])
-      const rest = read(buf, false)
-      pending = rest >= buf.length ? EMPTY : buf.subarray(rest)
+      reader.push(bytes)
       return flush()
     },
     end: () => {
-      if (pending.length > 0) {
-        // A last line without its newline still counts when it is complete.
-        read(Buffer.concat([pending, NEWLINE]), true)
-        pending = EMPTY
-      }
-      // As a blank line would: an event whose data lines were not JSON one by one.
-      line(NEWLINE, 0, 0)
+      // A last line without its newline, and an event without its blank line, still count.
+      reader.end()
       if (!stopped && !failed) {
         // Without [DONE], a finish reason still means the answer is complete.
         if (finishSeen) stop()

@@ -4,6 +4,10 @@ import {
   type ClientFormat,
   chatStreamToAnthropic,
   chatToAnthropicResponse,
+  chatStreamToGemini,
+  chatToGeminiResponse,
+  geminiError,
+  geminiToChatRequest,
   type ConvertedResponse,
   type Endpoint,
   type ProviderAdaptor,
@@ -30,10 +34,16 @@ export interface Inbound {
   format: ClientFormat
   endpoint: Endpoint
   stream: boolean
+  /** Gemini streams: SSE (`alt=sse`) or one JSON array sent piece by piece. */
+  streamMode?: 'sse' | 'json'
+  /** The model the client asked for (before a channel's mapping). */
+  model: string
   body?: Readonly<Record<string, unknown>>
   raw?: RelayRequest['raw']
   /** Client headers adaptors may forward (lower-case names). */
   headers?: Readonly<Record<string, string>>
+  /** The chat form of the body, once made (see {@link convertedBody}). */
+  chat?: Record<string, unknown>
 }
 
 const same = <T>(x: T): T => x
@@ -72,12 +82,26 @@ const anthropicErrorBody = (status: number, message: string, upstreamText: strin
  */
 export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: string, converted: () => Record<string, unknown>): ChannelCall | undefined {
   const { format, endpoint, stream } = inbound
-  if (adaptor.supports(endpoint, format)) {
+  // A Gemini stream as one JSON array is made here from chat chunks; channels stream SSE.
+  const native = adaptor.supports(endpoint, format) && !(format === 'gemini' && stream && inbound.streamMode === 'json')
+  if (native) {
     return {
       req: { endpoint, format, model, stream, body: inbound.body, raw: inbound.raw, headers: inbound.headers },
       response: same,
       stream: same,
-      errorBody: format === 'anthropic' ? anthropicErrorBody : openAIError
+      errorBody: format === 'anthropic' ? anthropicErrorBody : format === 'gemini' ? geminiErrorBody : openAIError
+    }
+  }
+  if (format === 'gemini' && endpoint === 'generate_content' && adaptor.supports('chat', 'openai')) {
+    return {
+      req: { endpoint: 'chat', format: 'openai', model, stream, body: converted() },
+      response: (answer) => {
+        const chat = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
+        if (chat === undefined) return answer
+        return { ...answer, contentType: 'application/json', body: JSON.stringify(chatToGeminiResponse(chat, model)) }
+      },
+      stream: (inner) => chained(inner, chatStreamToGemini(model, inbound.streamMode ?? 'sse')),
+      errorBody: geminiErrorBody
     }
   }
   if (format === 'anthropic' && endpoint === 'messages' && adaptor.supports('chat', 'openai')) {
@@ -88,22 +112,37 @@ export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: 
         if (chat === undefined) return answer
         return { ...answer, contentType: 'application/json', body: JSON.stringify(chatToAnthropicResponse(chat, model)) }
       },
-      stream: (inner) => anthropicStream(inner, model),
+      stream: (inner) => chained(inner, chatStreamToAnthropic(model)),
       errorBody: anthropicErrorBody
     }
   }
   return undefined
 }
 
-/** The OpenAI chat request an Anthropic Messages body becomes for channels without the Messages API. */
+/**
+ * The OpenAI chat request a body in another protocol becomes for channels that do not speak it
+ * (made once per request and kept on `inbound`).
+ */
 export function convertedBody (inbound: Inbound): Record<string, unknown> {
-  if (inbound.format === 'anthropic' && inbound.body !== undefined) return anthropicToChatRequest(inbound.body)
-  return { ...inbound.body }
+  if (inbound.chat !== undefined) return inbound.chat
+  const body = inbound.body ?? {}
+  inbound.chat = inbound.format === 'anthropic'
+    ? anthropicToChatRequest(body)
+    : inbound.format === 'gemini' ? geminiToChatRequest(body, inbound.model, inbound.stream) : { ...body }
+  return inbound.chat
 }
 
-/** An OpenAI chat stream converter followed by the Anthropic events of what it emits. */
-function anthropicStream (inner: StreamConverter, model: string): StreamConverter {
-  const outer = chatStreamToAnthropic(model)
+/** A Google error of the upstream's own (its status kept, the message cleaned), else one made from the status. */
+const geminiErrorBody = (status: number, message: string, upstreamText: string) => {
+  const own = parsedObject(upstreamText)?.['error']
+  if (typeof own === 'object' && own !== null && typeof (own as Record<string, unknown>)['status'] === 'string') {
+    return { error: { code: status, message, status: (own as Record<string, unknown>)['status'] } }
+  }
+  return geminiError(status, message)
+}
+
+/** An adaptor's OpenAI chat stream converter followed by `outer`, which turns its chunks into the client's protocol. */
+function chained (inner: StreamConverter, outer: StreamConverter): StreamConverter {
   return {
     push: (chunk) => outer.push(inner.push(chunk)),
     end: () => {
@@ -114,7 +153,7 @@ function anthropicStream (inner: StreamConverter, model: string): StreamConverte
     usage: () => inner.usage() ?? outer.usage(),
     takeText: () => inner.takeText(),
     untakenBytes: () => inner.untakenBytes(),
-    // Finished once the client has its message_stop (emitted when the OpenAI stream ends).
+    // Finished once the client has the end of its protocol's stream (made when the chat stream ends).
     finished: () => outer.finished()
   }
 }
@@ -122,11 +161,13 @@ function anthropicStream (inner: StreamConverter, model: string): StreamConverte
 /** The event that tells a streaming client its stream broke off, in its format. */
 export function interruptionEvent (format: ClientFormat, message: string): string {
   if (format === 'anthropic') return `event: error\ndata: ${JSON.stringify(anthropicError(502, message))}\n\n`
+  if (format === 'gemini') return `data: ${JSON.stringify(geminiError(500, message))}\n\n`
   return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`
 }
 
 /** The error body of a refusal in the client's format (OpenAI's envelope, or Anthropic's). */
 export function refusalBody (format: ClientFormat, status: number, error: { message: string, type: string, code: string | null }): unknown {
   if (format === 'anthropic') return anthropicError(status, error.message)
+  if (format === 'gemini') return geminiError(status, error.message)
   return { error: { message: error.message, type: error.type, param: null, code: error.code } }
 }

@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { GatewayConfig } from '@modelgate/config'
 import { type ConfigChange, configChannel, revokedSessionKey } from '@modelgate/contracts'
 import { findUserById } from '@modelgate/db'
-import { anthropicToChatRequest, type ClientFormat, type Endpoint } from '@modelgate/providers'
+import { anthropicToChatRequest, type ClientFormat, type Endpoint, geminiToChatRequest } from '@modelgate/providers'
 import { bullConnection, SecretBox } from '@modelgate/service'
 import { QuotaStore } from '@modelgate/quota'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -141,9 +141,31 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     // channels, converted to chat completions and back for the others.
     api.post('/v1/messages', { config: { format: 'anthropic' } }, async (req, reply) => {
       const caller = await authenticate(callers, req)
-      await relay(deps, req, reply, 'messages', caller, 'anthropic')
+      await relay(deps, req, reply, 'messages', caller, { format: 'anthropic' })
       return reply
     })
+    // Gemini's API (Google's SDKs): /v1beta/models/{model}:generateContent, :streamGenerateContent
+    // (alt=sse or a JSON array) and :countTokens, the key as x-goog-api-key or ?key=.
+    api.post<{ Params: { '*': string }, Querystring: { alt?: string } }>('/v1beta/models/*', { config: { format: 'gemini' } }, async (req, reply) => {
+      const call = /^([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(req.params['*'])
+      if (call === null) throw new RelayError(404, 'invalid_request_error', 'unknown_url', `Invalid URL (POST ${req.url.split('?')[0] ?? ''})`)
+      const [, model = '', action] = call
+      const caller = await authenticate(callers, req)
+      if (action === 'countTokens') {
+        const body = typeof req.body === 'object' && req.body !== null && !Buffer.isBuffer(req.body) ? req.body as Record<string, unknown> : {}
+        const inner = body['generateContentRequest']
+        const request = typeof inner === 'object' && inner !== null ? inner as Record<string, unknown> : body
+        // o200k on the chat form of the request: an estimate of Gemini's count, not its own tokenizer.
+        return { totalTokens: promptTokensOf(geminiToChatRequest(request, model, false), await exactCounter()) }
+      }
+      const stream = action === 'streamGenerateContent'
+      await relay(deps, req, reply, 'generate_content', caller, { format: 'gemini', model, stream, streamMode: req.query.alt === 'sse' ? 'sse' : 'json' })
+      return reply
+    })
+    api.get('/v1beta/models', { config: { format: 'gemini' } }, async (req) => ({
+      models: (await listModels(req)).map((m) => ({ name: `models/${m.id}`, displayName: m.id, supportedGenerationMethods: ['generateContent', 'countTokens'] }))
+    }))
+
     api.post('/v1/messages/count_tokens', { config: { format: 'anthropic' } }, async (req) => {
       await authenticate(callers, req)
       if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body) || Buffer.isBuffer(req.body)) {

@@ -49,7 +49,19 @@ interface Outcome {
  * upstream call with failover, the answer (streamed without buffering), and exactly one usage
  * event for every admitted request, whatever happens after admission.
  */
-export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, format: ClientFormat = 'openai'): Promise<void> {
+/** How a request in another protocol than OpenAI's came in: its format, and what its URL says. */
+export interface InboundOptions {
+  format?: ClientFormat
+  /** The model named by the URL (Gemini's /v1beta/models/{model}:...), not by the body. */
+  model?: string
+  /** Streaming chosen by the URL (Gemini's :streamGenerateContent), not by the body. */
+  stream?: boolean
+  /** Gemini streams: SSE (`alt=sse`) or one JSON array sent piece by piece. */
+  streamMode?: 'sse' | 'json'
+}
+
+export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions = {}): Promise<void> {
+  const format = opts.format ?? 'openai'
   const startedAt = Date.now()
   const { state } = deps
   const multipart = endpoint === 'images_edits' || endpoint === 'audio_transcriptions' || endpoint === 'audio_translations'
@@ -66,14 +78,19 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
     }
     body = req.body as Record<string, unknown>
-    model = typeof body['model'] === 'string' ? body['model'] : undefined
+    model = opts.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined)
   }
   if (model === undefined || model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
   checkModel(caller, model, state.usableGroups)
-  if (body !== undefined) {
+  const stream = opts.stream ?? body?.['stream'] === true
+  const inbound: Inbound = { format, endpoint, stream, streamMode: opts.streamMode, model, body, raw, headers: forwardedHeaders(req, format) }
+  // What the checks and the estimate read: the body, or its chat form when its own shape is not
+  // chat-like (Gemini's contents and parts).
+  const chatLike = body === undefined ? undefined : format === 'gemini' ? convertedBody(inbound) : body
+  if (chatLike !== undefined) {
     const words = state.sensitiveWords
     if (words.length > 0) {
-      const text = promptText(body).toLowerCase()
+      const text = promptText(chatLike).toLowerCase()
       if (words.some((w) => text.includes(w))) throw new RelayError(400, 'invalid_request_error', 'sensitive_words_detected', RM.sensitive)
     }
   }
@@ -92,12 +109,11 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
 
   const limit = await checkUserRateLimit(deps, caller.record.user.id)
 
-  const stream = body?.['stream'] === true
-  const estimatedPrompt = body === undefined ? 0 : promptTokensOf(body, approxCounter)
+  const estimatedPrompt = chatLike === undefined ? 0 : promptTokensOf(chatLike, approxCounter)
   // The best estimate of the cost, or PreConsumedQuota when that is larger (a floor, as in
   // new-api): a balance that covers the request with a margin admits it.
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
-  const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: body === undefined ? 0 : maxTokensOf(body) }), preConsumed)
+  const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
   const { token, user } = caller.record
   // Cached records written before these limits existed have none (|| 0).
   const limits: AdmissionLimits = {
@@ -136,14 +152,13 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   deps.usage.expect()
   const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
   try {
-    const inbound: Inbound = { format, endpoint, stream, body, raw, headers: forwardedHeaders(req, format) }
     await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt })
   } finally {
     const billable = outcome.answered || outcome.aborted
     // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
     const count = outcome.usage === undefined && billable ? await exactCounter() : undefined
     const usage: Usage = outcome.usage ?? {
-      promptTokens: count !== undefined && body !== undefined ? promptTokensOf(body, count) : 0,
+      promptTokens: count !== undefined && chatLike !== undefined ? promptTokensOf(chatLike, count) : 0,
       completionTokens: outcome.countedCompletion + (count !== undefined && outcome.completionText !== undefined ? count(outcome.completionText) : 0)
     }
     const quota = billable ? costOf(price, usage) : 0
@@ -351,7 +366,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         }
         // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
         if (relayReq.stream && /event-stream/i.test(res.contentType)) {
-          const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound.format)
+          const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
             continue
@@ -401,7 +416,7 @@ async function pipeStream (
   reply: FastifyReply,
   outcome: Outcome,
   clientGone: ClientGone,
-  format: ClientFormat
+  inbound: Inbound
 ): Promise<'done' | 'retry'> {
   const out = reply.raw
   let started = false
@@ -410,7 +425,8 @@ async function pipeStream (
     outcome.firstByteAt = Date.now()
     reply.hijack()
     out.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
+      // Gemini's streamGenerateContent without alt=sse answers one JSON array, sent piece by piece.
+      'content-type': inbound.streamMode === 'json' ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no'
@@ -502,7 +518,7 @@ async function pipeStream (
   } else {
     outcome.aborted = true
     outcome.error = { status: 502, message: 'upstream stream ended unexpectedly' }
-    await write(interruptionEvent(format, RM.streamInterrupted.en))
+    await write(interruptionEvent(inbound.format, RM.streamInterrupted.en))
   }
   if (!out.writableEnded) out.end()
   return 'done'

@@ -1,0 +1,81 @@
+import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiUrl } from './api.js'
+import { classifyGeminiFailure } from './errors.js'
+import { GEMINI_MODELS, geminiTestRequest, parseGeminiModels } from './models.js'
+import { geminiChatBody, geminiPassThroughBody } from './request.js'
+import { convertGeminiChat, convertGeminiPassThrough } from './response.js'
+import { createGeminiChatStream, createGeminiPassThroughStream } from './stream.js'
+
+// Building blocks for the channel types that speak Gemini's generateContent behind another
+// endpoint or credential (Vertex AI).
+export { GEMINI_API_VERSION, GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiModelName, geminiUrl } from './api.js'
+export { classifyGeminiFailure } from './errors.js'
+export { GEMINI_MODELS, geminiTestRequest, parseGeminiModels } from './models.js'
+export { channelSafetySettings, GEMINI_EFFORT_BUDGET, geminiChatBody, geminiPassThroughBody, geminiSchema, SKIP_THOUGHT_SIGNATURE } from './request.js'
+export { convertGeminiChat, convertGeminiPassThrough, geminiFinishReason, geminiOpenAIUsage, geminiUsage, readGeminiTokens, type GeminiTokens } from './response.js'
+export { createGeminiChatStream, createGeminiPassThroughStream } from './stream.js'
+
+const NAME = 'Gemini'
+
+/** Whether `req` is a Gemini client's own generateContent request (sent through as written). */
+function passThrough (req: RelayRequest): boolean {
+  return req.endpoint === 'generate_content' && req.format === 'gemini'
+}
+
+function supports (endpoint: Endpoint, format: ClientFormat): boolean {
+  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'generate_content' && format === 'gemini')
+}
+
+function checked (req: RelayRequest): RelayRequest {
+  if (!supports(req.endpoint, req.format)) {
+    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
+  }
+  return req
+}
+
+function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
+  checked(req)
+  const body = passThrough(req) ? geminiPassThroughBody(channel, req) : geminiChatBody(channel, req)
+  return {
+    method: 'POST',
+    url: geminiUrl(resolveBaseUrl(channel, GEMINI_BASE_URL), geminiGeneratePath(req.model, req.stream)),
+    headers: geminiHeaders(channel, req),
+    body: JSON.stringify(body)
+  }
+}
+
+function convertResponse (_channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
+  return passThrough(checked(req)) ? convertGeminiPassThrough(req, status, contentType, body) : convertGeminiChat(req, status, contentType, body)
+}
+
+function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConverter {
+  return passThrough(checked(req)) ? createGeminiPassThroughStream(req) : createGeminiChatStream(req)
+}
+
+/**
+ * Type 24: Google AI Studio's Gemini API (generativelanguage.googleapis.com, `x-goog-api-key`).
+ * OpenAI chat clients are converted both ways (system instruction, images, tools and function
+ * calls, JSON output, thinking, finish reasons, usage with thinking and cached tokens), streams
+ * included (`streamGenerateContent?alt=sse`); Gemini clients' generateContent requests pass
+ * through with the mapped model in the URL.
+ */
+export const gemini: ProviderAdaptor = Object.freeze({
+  type: 24,
+  name: NAME,
+  defaultBaseUrl: GEMINI_BASE_URL,
+  defaultModels: Object.freeze([...GEMINI_MODELS]),
+  supports,
+  buildRequest,
+  convertResponse,
+  createStream,
+  classifyFailure: classifyGeminiFailure,
+  listModelsRequest: (channel: ChannelConfig): UpstreamRequest => ({
+    method: 'GET',
+    url: geminiUrl(resolveBaseUrl(channel, GEMINI_BASE_URL), GEMINI_MODELS_PATH),
+    headers: geminiHeaders(channel)
+  }),
+  parseModels: parseGeminiModels,
+  testRequest: (_channel: ChannelConfig, model: string) => geminiTestRequest(model)
+} satisfies ProviderAdaptor)
