@@ -42,6 +42,9 @@ t.test('an Anthropic client is served by an OpenAI channel, streamed and not, bi
   t.equal(viaHeader.status, 200)
   t.match(await viaHeader.json(), { type: 'message', content: [{ type: 'text', text: 'Hello there!' }] })
 
+  const listed = await client.models.list()
+  t.same(listed.data.map((m) => ({ type: m.type, id: m.id })), [{ type: 'model', id: 'gpt-4o-mini' }], 'the model list in Anthropic\'s shape')
+
   const counted = await client.messages.countTokens({ model: 'gpt-4o-mini', system: 'Be brief.', messages: [{ role: 'user', content: 'How many tokens is this?' }] })
   t.ok(counted.input_tokens > 6 && counted.input_tokens < 40, `count_tokens: ${counted.input_tokens}`)
 })

@@ -182,7 +182,14 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
       const models = state.modelsOf(caller.group).filter((m) => limits === null || limits.includes(m))
       return models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'modelgate' }))
     }
-    api.get('/v1/models', async (req) => ({ object: 'list', data: await listModels(req) }))
+    // Anthropic's clients list models on the same path, telling themselves apart by their
+    // anthropic-version header: they get Anthropic's list shape.
+    api.get('/v1/models', async (req) => {
+      const models = await listModels(req)
+      if (typeof req.headers['anthropic-version'] !== 'string') return { object: 'list', data: models }
+      const data = models.map((m) => ({ type: 'model', id: m.id, display_name: m.id, created_at: '1970-01-01T00:00:00Z' }))
+      return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null }
+    })
     api.get<{ Params: { model: string } }>('/v1/models/:model', async (req, reply) => {
       const found = (await listModels(req)).find((m) => m.id === req.params.model)
       if (found === undefined) {
