@@ -76,6 +76,14 @@ const anthropicErrorBody = (status: number, message: string, upstreamText: strin
   return anthropicError(status, message)
 }
 
+/** How a protocol's requests reach channels that speak only OpenAI chat, and their answers come back. */
+interface Conversion {
+  endpoint: Endpoint
+  response: (chat: Record<string, unknown>, model: string) => Record<string, unknown>
+  stream: (model: string, inbound: Inbound) => StreamConverter
+  errorBody: ChannelCall['errorBody']
+}
+
 /**
  * The call of `adaptor` for this client request with `model` (after mapping), or undefined when
  * the channel can serve it neither natively nor converted.
@@ -92,28 +100,17 @@ export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: 
       errorBody: format === 'anthropic' ? anthropicErrorBody : format === 'gemini' ? geminiErrorBody : openAIError
     }
   }
-  if (format === 'gemini' && endpoint === 'generate_content' && adaptor.supports('chat', 'openai')) {
+  const conversion = format === 'openai' ? undefined : CONVERSIONS[format]
+  if (conversion !== undefined && endpoint === conversion.endpoint && adaptor.supports('chat', 'openai')) {
     return {
       req: { endpoint: 'chat', format: 'openai', model, stream, body: converted() },
       response: (answer) => {
         const chat = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
         if (chat === undefined) return answer
-        return { ...answer, contentType: 'application/json', body: JSON.stringify(chatToGeminiResponse(chat, model)) }
+        return { ...answer, contentType: 'application/json', body: JSON.stringify(conversion.response(chat, model)) }
       },
-      stream: (inner) => chained(inner, chatStreamToGemini(model, inbound.streamMode ?? 'sse')),
-      errorBody: geminiErrorBody
-    }
-  }
-  if (format === 'anthropic' && endpoint === 'messages' && adaptor.supports('chat', 'openai')) {
-    return {
-      req: { endpoint: 'chat', format: 'openai', model, stream, body: converted() },
-      response: (answer) => {
-        const chat = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
-        if (chat === undefined) return answer
-        return { ...answer, contentType: 'application/json', body: JSON.stringify(chatToAnthropicResponse(chat, model)) }
-      },
-      stream: (inner) => chained(inner, chatStreamToAnthropic(model)),
-      errorBody: anthropicErrorBody
+      stream: (inner) => chained(inner, conversion.stream(model, inbound)),
+      errorBody: conversion.errorBody
     }
   }
   return undefined
@@ -170,4 +167,14 @@ export function refusalBody (format: ClientFormat, status: number, error: { mess
   if (format === 'anthropic') return anthropicError(status, error.message)
   if (format === 'gemini') return geminiError(status, error.message)
   return { error: { message: error.message, type: error.type, param: null, code: error.code } }
+}
+
+const CONVERSIONS: Readonly<Record<Exclude<ClientFormat, 'openai'>, Conversion>> = {
+  anthropic: { endpoint: 'messages', response: chatToAnthropicResponse, stream: (model) => chatStreamToAnthropic(model), errorBody: anthropicErrorBody },
+  gemini: {
+    endpoint: 'generate_content',
+    response: chatToGeminiResponse,
+    stream: (model, inbound) => chatStreamToGemini(model, inbound.streamMode ?? 'sse'),
+    errorBody: geminiErrorBody
+  }
 }
