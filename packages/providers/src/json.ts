@@ -36,3 +36,14 @@ export function str (value: unknown): string | undefined {
 export function list (value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : []
 }
+
+/** The plain text of a chat message's `content`: a string, or the strings and `text` of its parts. */
+export function contentText (content: unknown): string {
+  if (typeof content === 'string') return content
+  let text = ''
+  for (const part of list(content)) {
+    if (typeof part === 'string') text += part
+    else if (isRecord(part)) text += str(part.text) ?? ''
+  }
+  return text
+}

@@ -1,6 +1,6 @@
 import type { RelayRequest } from '../adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import type { ClaudeBlock, ClaudeMessage, ClaudeToolChoice } from './types.js'
 
 /** `max_tokens` when the client sets none: Anthropic requires one, OpenAI clients often omit it. */
@@ -64,17 +64,6 @@ function contentBlocks (content: unknown): ClaudeBlock[] {
     if (block !== undefined) blocks.push(block)
   }
   return blocks
-}
-
-/** The plain text of a content value (system prompts and tool results are text only). */
-function contentText (content: unknown): string {
-  if (typeof content === 'string') return content
-  let text = ''
-  for (const part of list(content)) {
-    if (typeof part === 'string') text += part
-    else if (isRecord(part)) text += str(part.text) ?? ''
-  }
-  return text
 }
 
 /** An assistant's tool calls as tool_use blocks; arguments that are not a JSON object become {}. */

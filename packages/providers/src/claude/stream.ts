@@ -2,6 +2,7 @@ import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
 import { claudeUsage, finishReason, openAIUsage, readClaudeTokens, type ClaudeTokens } from './response.js'
 import { EMPTY, sseReader, type SseEvent } from './sse.js'
+import { textKeeper } from '../text-keeper.js'
 
 /** A tool_use block being streamed. */
 interface OpenTool {
@@ -10,27 +11,6 @@ interface OpenTool {
   /** Whether argument fragments came (else the input of content_block_start is sent whole). */
   fragments: boolean
   input: unknown
-}
-
-/** Text the gateway may count, kept until taken. */
-function textKeeper () {
-  let untaken: string[] = []
-  let bytes = 0
-  return {
-    keep: (text: string) => {
-      if (text === '') return
-      untaken.push(text)
-      bytes += text.length
-    },
-    take: (read: (item: string) => string = (item) => item): string => {
-      let text = ''
-      for (const item of untaken) text += read(item)
-      untaken = []
-      bytes = 0
-      return text
-    },
-    bytes: () => bytes
-  }
 }
 
 const DONE = 'data: [DONE]\n\n'

@@ -1,6 +1,6 @@
 import type { ChannelConfig, RelayRequest } from '../adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 
 /** Thinking budget (tokens) for each OpenAI `reasoning_effort`; other values leave Gemini's default. */
 export const GEMINI_EFFORT_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 8192, high: 24576 }
@@ -126,17 +126,6 @@ function contentParts (content: unknown): Part[] {
     if (converted !== undefined) parts.push(converted)
   }
   return parts
-}
-
-/** The plain text of a content value. */
-function contentText (content: unknown): string {
-  if (typeof content === 'string') return content
-  let text = ''
-  for (const part of list(content)) {
-    if (typeof part === 'string') text += part
-    else if (isRecord(part)) text += str(part.text) ?? ''
-  }
-  return text
 }
 
 /** The thought signature an earlier answer gave a tool call (see convertGeminiChat), if any. */

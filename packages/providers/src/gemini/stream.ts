@@ -2,29 +2,10 @@ import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { geminiFinishReason, geminiOpenAIUsage, geminiUsage, partsText, readGeminiTokens, toolCallOf, type GeminiTokens } from './response.js'
+import { textKeeper } from '../text-keeper.js'
 
 const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
-
-/** Text the gateway may count, kept until taken. */
-function textKeeper () {
-  let untaken: string[] = []
-  let bytes = 0
-  return {
-    keep: (text: string) => {
-      if (text === '') return
-      untaken.push(text)
-      bytes += text.length
-    },
-    take: (): string => {
-      const text = untaken.join('')
-      untaken = []
-      bytes = 0
-      return text
-    },
-    bytes: () => bytes
-  }
-}
 
 /** How many candidates a request asked for (each ends with its own finishReason). */
 function candidatesAsked (count: unknown): number {
