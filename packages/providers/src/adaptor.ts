@@ -152,6 +152,18 @@ export interface ProviderAdaptor {
   /** Whether this adaptor can serve `endpoint` to a client speaking `format`. */
   supports: (endpoint: Endpoint, format: ClientFormat) => boolean
   buildRequest: (channel: ChannelConfig, req: RelayRequest) => UpstreamRequest
+  /**
+   * The last step before a request leaves (relay calls, channel tests, model lists), after the
+   * channel's overrides: signs it (AWS SigV4, Tencent TC3) or adds an access token obtained from
+   * the key (Baidu, Vertex AI; cached, see credentials.ts). Throws a CredentialError when the
+   * credentials are refused or the exchange fails. Absent: the request goes as built.
+   */
+  authorize?: (channel: ChannelConfig, up: UpstreamRequest) => Promise<UpstreamRequest>
+  /**
+   * Whether an answer with this content type to a streamed request is the provider's stream
+   * framing (absent: `text/event-stream` only). AWS Bedrock streams `application/vnd.amazon.eventstream`.
+   */
+  isStream?: (contentType: string) => boolean
   /** Converts a 2xx non-streamed answer. */
   convertResponse: (channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer) => ConvertedResponse
   createStream: (channel: ChannelConfig, req: RelayRequest) => StreamConverter

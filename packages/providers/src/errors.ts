@@ -9,7 +9,9 @@ export const PROVIDER_ERROR_CODES = {
   /** The adaptor does not serve this endpoint or client format (check `supports` first). */
   unsupported: 'PROV_ERR_UNSUPPORTED',
   /** The upstream's answer does not have the expected shape (for example a model list). */
-  badUpstreamBody: 'PROV_ERR_BAD_UPSTREAM_BODY'
+  badUpstreamBody: 'PROV_ERR_BAD_UPSTREAM_BODY',
+  /** The channel's credentials could not be made into an upstream credential (see CredentialError). */
+  credentials: 'PROV_ERR_CREDENTIALS'
 } as const
 
 export type ProviderErrorCode = typeof PROVIDER_ERROR_CODES[keyof typeof PROVIDER_ERROR_CODES]

@@ -29,7 +29,8 @@ export {
 export { upstreamDispatcher } from './dispatcher.js'
 export { fetchModels, testChannel } from './probe.js'
 export type { ChannelTestResult } from './probe.js'
-export { upstreamRequest, withOverrides } from './overrides.js'
+export { authorized, isStreamAnswer, upstreamRequest, withOverrides } from './overrides.js'
+export { cachedToken, clearTokenCache, CredentialError, exchange, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
 export { balanceSupported, CNY_PER_USD, queryBalance, type ChannelBalance } from './balance.js'
 export {
   anthropicError,

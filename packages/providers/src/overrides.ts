@@ -37,7 +37,17 @@ function contentTypeOf (headers: Readonly<Record<string, string>>): string {
   return ''
 }
 
-/** The adaptor's upstream request for `req` with the channel's overrides (relay calls and channel tests). */
-export function upstreamRequest (adaptor: ProviderAdaptor, channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
-  return withOverrides(channel, adaptor.buildRequest(channel, req))
+/** The adaptor's upstream request for `req` with the channel's overrides, authorized (relay calls and channel tests). */
+export async function upstreamRequest (adaptor: ProviderAdaptor, channel: ChannelConfig, req: RelayRequest): Promise<UpstreamRequest> {
+  return await authorized(adaptor, channel, withOverrides(channel, adaptor.buildRequest(channel, req)))
+}
+
+/** `up` after the adaptor's authorize step, when it has one. */
+export async function authorized (adaptor: ProviderAdaptor, channel: ChannelConfig, up: UpstreamRequest): Promise<UpstreamRequest> {
+  return adaptor.authorize === undefined ? up : await adaptor.authorize(channel, up)
+}
+
+/** Whether an answer of `contentType` to a streamed request is the adaptor's stream framing. */
+export function isStreamAnswer (adaptor: ProviderAdaptor, contentType: string): boolean {
+  return adaptor.isStream === undefined ? /event-stream/i.test(contentType) : adaptor.isStream(contentType)
 }

@@ -1,7 +1,8 @@
 import { fetch, type Response } from 'undici'
 import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
 import { upstreamDispatcher } from './dispatcher.js'
-import { upstreamRequest, withOverrides } from './overrides.js'
+import { CredentialError } from './credentials.js'
+import { authorized, upstreamRequest, withOverrides } from './overrides.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
 export interface ChannelTestResult {
@@ -99,7 +100,7 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
   const started = Date.now()
   try {
     const req = adaptor.testRequest(channel, model)
-    const res = await call(upstreamRequest(adaptor, channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
+    const res = await call(await upstreamRequest(adaptor, channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) {
       const failure = adaptor.classifyFailure(res.status, res.body.toString('utf8'))
@@ -108,6 +109,7 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
     adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
     return { ok: true, ms, message: '' }
   } catch (err) {
+    if (err instanceof CredentialError) return { ok: false, ms: Date.now() - started, message: err.message, action: err.action }
     return { ok: false, ms: Date.now() - started, message: failureMessage(err, timeoutMs) }
   }
 }
@@ -121,7 +123,7 @@ export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelCon
   const listing = adaptor.listModelsRequest(channel)
   if (listing === undefined) return undefined
   // Header overrides may carry the upstream's authentication; body parameters do not apply to a GET.
-  const up = withOverrides({ ...channel, paramOverride: undefined }, listing)
+  const up = await authorized(adaptor, channel, withOverrides({ ...channel, paramOverride: undefined }, listing))
   let res: { status: number, contentType: string, body: Buffer }
   try {
     res = await call(up, channel.proxyUrl, timeoutMs, MODEL_LIST_MAX_BYTES)

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
 import { type Database, type Kysely, recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import { adaptorFor, type ClassifiedFailure, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, checkModel } from './auth.js'
@@ -325,47 +325,56 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       const relayReq: RelayRequest = call.req
       const config = channelConfig(channel, key)
       try {
-        let res: UpstreamResponse
+        // A refusal: the upstream's non-2xx answer, or the channel's credentials refused while authorizing.
+        let refused: { status: number, text: string, failure: ClassifiedFailure } | undefined
+        let res: UpstreamResponse | undefined
         try {
-          res = await send(upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
+          res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
         } catch (err) {
           if (clientGone.aborted) { outcome.aborted = false; return }
-          req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
-          last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
-          only429 = false
-          continue
+          if (err instanceof CredentialError) {
+            refused = { status: err.status, text: '', failure: err.failure() }
+          } else {
+            req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
+            last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
+            only429 = false
+            continue
+          }
         }
-        if (res.status < 200 || res.status >= 300) {
+        if (res !== undefined && (res.status < 200 || res.status >= 300)) {
           const text = await readText(res).catch(() => '')
-          const failure = adaptor.classifyFailure(res.status, text)
-          req.log.warn({ channel: channel.id, status: res.status, action: failure.action }, 'upstream refused')
-          if (res.status !== 429) only429 = false
-          last = { status: res.status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
+          refused = { status: res.status, text, failure: adaptor.classifyFailure(res.status, text) }
+        }
+        if (refused !== undefined || res === undefined) {
+          const { status, text, failure } = refused ?? { status: 502, text: '', failure: { action: 'retry', message: 'no answer' } satisfies ClassifiedFailure }
+          req.log.warn({ channel: channel.id, status, action: failure.action }, 'upstream refused')
+          if (status !== 429) only429 = false
+          last = { status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
           if (failure.action === 'disable') {
             if (channel.keys.length > 1) {
               // One dead key of several: that key is set aside and the channel tried again with another.
               let failed = failedKeys.get(channel.id)
               if (failed === undefined) failedKeys.set(channel.id, failed = new Set())
               failed.add(key.fingerprint)
-              await disableKey(deps, channel, key, `${res.status}: ${failure.message}`)
+              await disableKey(deps, channel, key, `${status}: ${failure.message}`)
               if (channel.status === 1 && pickKey(channel, failed) !== undefined) {
                 again = channel
                 attempt--
               }
               continue
             }
-            await autoDisable(deps, channel, `${res.status}: ${failure.message}`)
+            await autoDisable(deps, channel, `${status}: ${failure.message}`)
           }
           if (failure.action === 'client') {
-            outcome.error = { status: res.status, message: failure.message }
-            await reply.code(mappedStatus(channel, res.status)).header('content-type', 'application/json; charset=utf-8')
-              .send(call.errorBody(res.status, failure.message, text, failure.code ?? null))
+            outcome.error = { status, message: failure.message }
+            await reply.code(mappedStatus(channel, status)).header('content-type', 'application/json; charset=utf-8')
+              .send(call.errorBody(status, failure.message, text, failure.code ?? null))
             return
           }
           continue
         }
         // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
-        if (relayReq.stream && /event-stream/i.test(res.contentType)) {
+        if (relayReq.stream && isStreamAnswer(adaptor, res.contentType)) {
           const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
