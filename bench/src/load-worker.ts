@@ -14,6 +14,9 @@ import {
   percentiles
 } from './load-types.js'
 
+/** Whether a stream's last bytes are its normal end: OpenAI's `[DONE]` or Anthropic's `message_stop`. */
+const streamEnded = (tail: string) => tail.includes('[DONE]') || tail.includes('"type":"message_stop"')
+
 async function closedLoop (job: ClosedLoopJob): Promise<ClosedLoopResult> {
   const r = await autocannon({
     url: job.request.url,
@@ -104,7 +107,7 @@ async function openLoop (job: OpenLoopJob): Promise<OpenLoopResult> {
       }
       const end = performance.now()
       if (res.statusCode !== 200) return fail(`HTTP ${res.statusCode}`)
-      if (job.stream && !tail.includes('[DONE]')) return fail('stream ended without [DONE]')
+      if (job.stream && !streamEnded(tail)) return fail('stream ended without [DONE] or message_stop')
       ok++
       latency.push(end - start)
       firstByte.push((first || end) - start)
@@ -174,8 +177,8 @@ async function hold (job: HoldJob): Promise<HoldResult> {
       const res = await pool.request({ path: url.pathname, method: 'POST', headers: job.request.headers, body: job.request.body })
       let tail = ''
       for await (const chunk of res.body) tail = (tail + (chunk as Buffer).toString('utf8')).slice(-64)
-      if (res.statusCode === 200 && tail.includes('[DONE]')) completed++
-      else throw new Error(res.statusCode === 200 ? 'stream ended without [DONE]' : `HTTP ${res.statusCode}: ${tail}`)
+      if (res.statusCode === 200 && streamEnded(tail)) completed++
+      else throw new Error(res.statusCode === 200 ? 'stream ended without [DONE] or message_stop' : `HTTP ${res.statusCode}: ${tail}`)
     } catch (err) {
       failures.add((err as Error).message)
     } finally {

@@ -4,6 +4,10 @@
 // Non-stream: a fixed JSON answer with usage. Stream: `mock_chunks` content chunks (default 20),
 // a usage chunk and [DONE]; with `mock_chunk_delay_ms` in the body, that pause between two
 // chunks (the first one goes at once). Both fields are ours: relays pass unknown fields through.
+// A model named `*-paced` streams 5 ms apart too, for bodies a conversion rebuilds.
+//
+// It also speaks Anthropic's Messages API (`POST /v1/messages`) with the same answers: the same
+// text in as many text deltas, the usage in message_start and message_delta.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 
 const PROMPT_TOKENS = 9
@@ -40,6 +44,41 @@ function streamEvents (model: string, chunks: number): string[] {
   return events
 }
 
+/** Anthropic's Messages API events of one streamed answer, serialised once per model and length. */
+const anthropicStreams = new Map<string, string[]>()
+function anthropicEvents (model: string, chunks: number): string[] {
+  const key = `${model}\u0000${chunks}`
+  let events = anthropicStreams.get(key)
+  if (events === undefined) {
+    const event = (data: Record<string, unknown>) => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`
+    const delta = event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello! ' } })
+    // The first delta goes with the message and block starts, as Anthropic sends them.
+    events = [
+      event({ type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: PROMPT_TOKENS, output_tokens: 1 } } }) +
+      event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) + delta
+    ]
+    for (let i = 1; i < chunks; i++) events.push(delta)
+    events.push(event({ type: 'content_block_stop', index: 0 }) +
+      event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: chunks } }) +
+      event({ type: 'message_stop' }))
+    anthropicStreams.set(key, events)
+  }
+  return events
+}
+
+function anthropicAnswer (model: string, completionTokens: number): string {
+  return JSON.stringify({
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text: 'Hello! '.repeat(completionTokens).trim() }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: PROMPT_TOKENS, output_tokens: completionTokens }
+  })
+}
+
 const answers = new Map<string, Buffer>()
 
 function chat (req: IncomingMessage, res: ServerResponse, text: string): void {
@@ -52,14 +91,18 @@ function chat (req: IncomingMessage, res: ServerResponse, text: string): void {
   }
   const model = typeof body['model'] === 'string' ? body['model'] : 'gpt-4o-mini'
   const chunks = typeof body['mock_chunks'] === 'number' ? Math.max(1, Math.trunc(body['mock_chunks'])) : 20
+  const anthropic = req.url?.startsWith('/v1/messages') === true
   if (body['stream'] !== true) {
-    let buf = answers.get(model)
-    if (buf === undefined) answers.set(model, buf = Buffer.from(answer(model, 20)))
+    const cacheKey = `${anthropic ? 'a' : 'o'}\u0000${model}`
+    let buf = answers.get(cacheKey)
+    if (buf === undefined) answers.set(cacheKey, buf = Buffer.from(anthropic ? anthropicAnswer(model, 20) : answer(model, 20)))
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': buf.length }).end(buf)
     return
   }
-  const delay = typeof body['mock_chunk_delay_ms'] === 'number' ? Math.max(0, body['mock_chunk_delay_ms']) : 0
-  const events = streamEvents(model, chunks)
+  const delay = typeof body['mock_chunk_delay_ms'] === 'number' ? Math.max(0, body['mock_chunk_delay_ms']) : model.endsWith('-paced') ? 5 : 0
+  // OpenAI: the content chunks, then usage and [DONE]; Anthropic: the deltas (the first with the
+  // message start), then the block and message ends together. Either way `chunks` paced pieces.
+  const events = anthropic ? anthropicEvents(model, chunks) : streamEvents(model, chunks)
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
   if (delay === 0) {
     for (const e of events) res.write(e)
@@ -79,7 +122,7 @@ function chat (req: IncomingMessage, res: ServerResponse, text: string): void {
 }
 
 const server = createServer((req, res) => {
-  if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/chat/completions')) {
+  if (req.method !== 'POST' || !/^\/v1\/(chat\/completions|messages)(\?|$)/.test(req.url ?? '')) {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error"}}')
     return
   }

@@ -3,7 +3,7 @@ import { loadConfig } from '@modelgate/config'
 import Type, { type Static } from 'typebox'
 
 /** Scenario groups, in the order a full run measures them. */
-export const GROUPS = ['relay', 'latency', 'stream', 'stream-latency', 'slow', 'routing', 'billing', 'logs'] as const
+export const GROUPS = ['relay', 'latency', 'stream', 'stream-latency', 'protocols', 'slow', 'routing', 'billing', 'logs'] as const
 export type Group = typeof GROUPS[number]
 
 const count = (fallback: number, what: string) =>

@@ -11,6 +11,7 @@ import { billingGroup, logsGroup } from './data-groups.js'
 import { chatBody, chatRequest, type Ctx, measure } from './measure.js'
 import { benchOptions, type BenchOptions, type Group, GROUPS } from './options.js'
 import { summarizeProfile } from './profile.js'
+import { protocolsGroup } from './protocol-groups.js'
 import { latencyGroup, relayGroup, routingGroup, slowGroup, streamGroup, streamLatencyGroup } from './relay-groups.js'
 import { type BenchReport, type Machine, markdown, ratiosOf } from './report.js'
 import { seed } from './seed.js'
@@ -21,6 +22,7 @@ const RUNNERS: Record<Group, (ctx: Ctx) => Promise<void>> = {
   latency: latencyGroup,
   stream: streamGroup,
   'stream-latency': streamLatencyGroup,
+  protocols: protocolsGroup,
   slow: slowGroup,
   routing: routingGroup,
   billing: billingGroup,

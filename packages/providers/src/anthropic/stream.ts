@@ -107,8 +107,13 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     next++
   }
 
-  function delta (value: Record<string, unknown>): void {
-    out += sse('content_block_delta', { type: 'content_block_delta', index: next - 1, delta: value })
+  /**
+   * A `content_block_delta` of the open block carrying `value` as its one `field`. Written
+   * directly: the same bytes as sse() of the event object, for a third of its cost, and a stream
+   * is mostly these.
+   */
+  function delta (type: 'input_json_delta' | 'thinking_delta' | 'text_delta', field: 'partial_json' | 'thinking' | 'text', value: string): void {
+    out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${next - 1},"delta":{"type":"${type}","${field}":${JSON.stringify(value)}}}\n\n`
   }
 
   function toolCall (call: unknown, fallbackIndex: number): void {
@@ -125,7 +130,7 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     }
     const args = isRecord(fn.arguments) ? JSON.stringify(fn.arguments) : str(fn.arguments)
     if (args !== undefined && args !== '') {
-      delta({ type: 'input_json_delta', partial_json: args })
+      delta('input_json_delta', 'partial_json', args)
       keepText(args)
     }
   }
@@ -135,13 +140,13 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     const reasoning = str(d.reasoning_content) || str(d.reasoning)
     if (reasoning !== undefined && reasoning !== '') {
       if (open !== 'thinking') openBlock('thinking', { type: 'thinking', thinking: '', signature: '' })
-      delta({ type: 'thinking_delta', thinking: reasoning })
+      delta('thinking_delta', 'thinking', reasoning)
       keepText(reasoning)
     }
     const text = contentText(d.content) + (str(d.refusal) ?? '')
     if (text !== '') {
       if (open !== 'text') openBlock('text', { type: 'text', text: '' })
-      delta({ type: 'text_delta', text })
+      delta('text_delta', 'text', text)
       keepText(text)
     }
     // A call without an index (some upstreams) is told apart by its place in the list.
