@@ -5,6 +5,54 @@
  * public list prices. Models missing here are billed per the unknown-model policy of the relay,
  * never with a surprising default.
  */
+/**
+ * The native providers' current models, [model ratio, completion ratio] (a completion ratio of 0
+ * for embeddings and rerank). Prices in yuan are converted at 7.3 per dollar; a free model has
+ * ratio 0. Cohere's rerank is billed per search unit (reported as prompt tokens): 1000 is $0.002
+ * a search.
+ */
+const NATIVE_MODELS: Readonly<Record<string, readonly [number, number]>> = {
+  // Alibaba DashScope
+  'qwen3-max': [0.411, 4], 'qwen-flash': [0.0103, 10], 'qwq-plus': [0.1096, 2.5], 'qwen3-vl-plus': [0.0685, 10],
+  'qwen-vl-max': [0.1096, 2.5], 'qwen-vl-plus': [0.0548, 2.5], 'text-embedding-v4': [0.0342, 0], 'text-embedding-v3': [0.0342, 0],
+  // Baidu ERNIE
+  'ERNIE-4.0-8K': [2.083, 3], 'ERNIE-4.0-Turbo-8K': [1.389, 3], 'ERNIE-4.0-Turbo-128K': [1.389, 3], 'ERNIE-3.5-8K': [0.0556, 2.5],
+  'ERNIE-3.5-128K': [0.0556, 2.5], 'ERNIE-Speed-Pro-128K': [0.0208, 2], 'ERNIE-Character-8K': [0.0208, 2], 'ERNIE-Lite-Pro-128K': [0.0139, 2],
+  'ERNIE-Speed-8K': [0, 1], 'ERNIE-Speed-128K': [0, 1], 'ERNIE-Lite-8K': [0, 1], 'ERNIE-Tiny-8K': [0, 1],
+  'Embedding-V1': [0.0347, 0], 'bge-large-zh': [0.0347, 0], 'bge-large-en': [0.0347, 0], 'tao-8k': [0.0347, 0],
+  // Zhipu (ChatGLM, GLM-4V)
+  'glm-4.6': [0.139, 4], 'glm-4.5': [0.139, 4], 'glm-4.5-air': [0.0556, 2.5], 'glm-4.5-flash': [0, 1], 'glm-4-plus': [0.347, 1],
+  'glm-4-air': [0.0347, 1], 'glm-4-air-250414': [0.0347, 1], 'glm-4-airx': [0.694, 1], 'glm-4-flash': [0, 1], 'glm-4-flash-250414': [0, 1],
+  'glm-4-long': [0.0694, 1], 'embedding-3': [0.0347, 0], 'embedding-2': [0.0347, 0],
+  'glm-4.6v': [0.0694, 3], 'glm-4.5v': [0.139, 3], 'glm-4.1v-thinking-flash': [0, 1], 'glm-4v-plus-0111': [0.278, 1],
+  'glm-4v-plus': [0.278, 1], 'glm-4v-flash': [0, 1], 'glm-4v': [3.47, 1],
+  // iFlytek Spark
+  'lite': [0, 1], 'generalv3': [0.685, 1], 'pro-128k': [0.685, 1], 'generalv3.5': [1.44, 1], 'max-32k': [1.44, 1], '4.0Ultra': [4.8, 1], 'x1': [1.44, 1],
+  // Tencent Hunyuan
+  'hunyuan-turbos-latest': [0.0548, 2.5], 'hunyuan-t1-latest': [0.0685, 4], 'hunyuan-lite': [0, 1], 'hunyuan-standard': [0.0548, 2.5],
+  'hunyuan-large': [0.274, 3], 'hunyuan-vision': [1.233, 1], 'hunyuan-turbos-vision': [0.205, 3], 'hunyuan-embedding': [0.048, 0],
+  // Cohere
+  'command-a-03-2025': [1.25, 4], 'command-a-reasoning-08-2025': [1.25, 4], 'command-a-vision-07-2025': [1.25, 4],
+  'command-r-plus-08-2024': [1.25, 4], 'command-r-08-2024': [0.075, 4], 'command-r7b-12-2024': [0.01875, 4],
+  'embed-v4.0': [0.06, 0], 'embed-multilingual-v3.0': [0.05, 0], 'embed-english-v3.0': [0.05, 0], 'rerank-v3.5': [1000, 0],
+  // MiniMax
+  'MiniMax-M2.7': [0.15, 4], 'MiniMax-M2.7-highspeed': [0.15, 8], 'MiniMax-M2.5': [0.15, 4], 'MiniMax-M2.5-highspeed': [0.15, 8],
+  'MiniMax-M2.1': [0.15, 4], 'MiniMax-M2': [0.15, 4], 'MiniMax-M1': [0.2, 5.5], 'MiniMax-Text-01': [0.1, 5.5],
+  // Jina
+  'jina-embeddings-v5-text-small': [0.025, 0], 'jina-embeddings-v5-text-nano': [0.025, 0], 'jina-embeddings-v4': [0.025, 0],
+  'jina-clip-v2': [0.025, 0], 'jina-reranker-v3': [0.025, 0], 'jina-reranker-m0': [0.025, 0],
+  // Cloudflare Workers AI
+  '@cf/meta/llama-3.3-70b-instruct-fp8-fast': [0.1465, 7.69], '@cf/meta/llama-4-scout-17b-16e-instruct': [0.135, 3.15],
+  '@cf/meta/llama-3.1-8b-instruct': [0.141, 2.93], '@cf/openai/gpt-oss-120b': [0.175, 2.14], '@cf/openai/gpt-oss-20b': [0.1, 1.5],
+  '@cf/qwen/qwq-32b': [0.33, 1.52], '@cf/qwen/qwen3-30b-a3b-fp8': [0.0255, 6.57], '@cf/google/gemma-3-12b-it': [0.1725, 1.61],
+  '@cf/mistralai/mistral-small-3.1-24b-instruct': [0.1755, 1.58], '@cf/baai/bge-m3': [0.006, 0], '@cf/baai/bge-large-en-v1.5': [0.102, 0],
+  // Google (PaLM2's last model; Gemini embeddings)
+  'chat-bison-001': [0.25, 1], 'gemini-embedding-001': [0.075, 0],
+  // OpenAI models served by Codex subscriptions and the Realtime API
+  'gpt-5.6-sol': [2.5, 6], 'gpt-5.6-terra': [1.25, 6], 'gpt-5.6-luna': [0.5, 6], 'gpt-5.5': [2.5, 6], 'gpt-5.4': [1.25, 6],
+  'gpt-5.4-mini': [0.375, 6], 'gpt-5.3-codex-spark': [0.875, 8], 'gpt-realtime': [2, 4], 'gpt-realtime-mini': [0.3, 4]
+}
+
 export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
   'gpt-4o': 1.25,
   'gpt-4o-2024-08-06': 1.25,
@@ -73,7 +121,8 @@ export const DEFAULT_MODEL_RATIO: Readonly<Record<string, number>> = {
   'command-r': 0.075,
   'command-r-plus': 1.25,
   'jina-embeddings-v3': 0.01,
-  'jina-reranker-v2-base-multilingual': 0.01
+  'jina-reranker-v2-base-multilingual': 0.01,
+  ...Object.fromEntries(Object.entries(NATIVE_MODELS).map(([model, [ratio]]) => [model, ratio]))
 }
 
 export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
@@ -92,7 +141,8 @@ export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   'gemini-2.5-flash-lite': 4, 'gemini-3-flash-preview': 6, 'gemini-3.1-pro-preview': 6,
   'deepseek-chat': 4, 'deepseek-reasoner': 4, 'mistral-large-latest': 3, 'mistral-small-latest': 3,
   'moonshot-v1-8k': 1, 'glm-4': 1, 'qwen-turbo': 4, 'qwen-plus': 3, 'qwen-max': 4,
-  'command-r': 4, 'command-r-plus': 4
+  'command-r': 4, 'command-r-plus': 4,
+  ...Object.fromEntries(Object.entries(NATIVE_MODELS).filter(([, [, completion]]) => completion > 0).map(([model, [, completion]]) => [model, completion]))
 }
 
 /** Dollars per call for models billed per request rather than per token. */
@@ -126,7 +176,10 @@ export const DEFAULT_CACHE_RATIO: Readonly<Record<string, number>> = {
   'claude-haiku-4-5': 0.1, 'claude-sonnet-4-5': 0.1, 'claude-opus-4-1': 0.1, 'claude-opus-4-0': 0.1, 'claude-sonnet-4-0': 0.1,
   'gemini-2.5-flash': 0.25, 'gemini-2.5-pro': 0.25,
   'gemini-2.5-flash-lite': 0.1, 'gemini-3-flash-preview': 0.1, 'gemini-3.1-pro-preview': 0.1,
-  'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1
+  'deepseek-chat': 0.1, 'deepseek-reasoner': 0.1,
+  'gpt-4o-realtime-preview': 0.5, 'gpt-4o-mini-realtime-preview': 0.5, 'gpt-realtime': 0.1, 'gpt-realtime-mini': 0.1,
+  'MiniMax-M2.7': 0.1, 'MiniMax-M2.5': 0.1, 'MiniMax-M2.1': 0.1, 'MiniMax-M2': 0.1,
+  'gpt-5.6-sol': 0.1, 'gpt-5.6-terra': 0.1, 'gpt-5.6-luna': 0.1, 'gpt-5.5': 0.1, 'gpt-5.4': 0.1, 'gpt-5.4-mini': 0.1
 }
 
 /**
@@ -145,10 +198,12 @@ export const DEFAULT_CREATE_CACHE_RATIO: Readonly<Record<string, number>> = Obje
  */
 export const DEFAULT_AUDIO_RATIO: Readonly<Record<string, number>> = {
   'gpt-4o-audio-preview': 16, 'gpt-4o-mini-audio-preview': 66.67,
-  'gpt-4o-realtime-preview': 8, 'gpt-4o-mini-realtime-preview': 16.67
+  'gpt-4o-realtime-preview': 8, 'gpt-4o-mini-realtime-preview': 16.67,
+  'gpt-realtime': 8, 'gpt-realtime-mini': 16.67
 }
 
 export const DEFAULT_AUDIO_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   'gpt-4o-audio-preview': 2, 'gpt-4o-mini-audio-preview': 2,
-  'gpt-4o-realtime-preview': 2, 'gpt-4o-mini-realtime-preview': 2
+  'gpt-4o-realtime-preview': 2, 'gpt-4o-mini-realtime-preview': 2,
+  'gpt-realtime': 2, 'gpt-realtime-mini': 2
 }

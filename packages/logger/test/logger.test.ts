@@ -16,9 +16,10 @@ function capture () {
 
 t.test('credentials never reach the log line', async (t) => {
   const { logger, lines } = capture()
-  const secrets = ['sk-live-abcdef', 'goog-key-123', 'anthropic-key-9', 'channel-secret-7', 'hunter2']
+  const secrets = ['sk-live-abcdef', 'goog-key-123', 'anthropic-key-9', 'channel-secret-7', 'hunter2', 'sk-browser-42', 'rt-rotated-1']
   logger.info({
-    req: { method: 'POST', url: '/v1beta/models/x:generateContent?key=goog-key-123&alt=sse', headers: { authorization: 'Bearer sk-live-abcdef' } },
+    req: { method: 'POST', url: '/v1beta/models/x:generateContent?key=goog-key-123&alt=sse', headers: { authorization: 'Bearer sk-live-abcdef', 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-browser-42' } },
+    credentials: { refresh_token: 'rt-rotated-1' },
     headers: { 'x-api-key': 'anthropic-key-9', authorization: 'Bearer sk-live-abcdef' },
     channel: { id: 3, key: 'channel-secret-7' },
     user: { password: 'hunter2' }

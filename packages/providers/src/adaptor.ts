@@ -23,6 +23,10 @@ export type Endpoint =
   | 'responses'
   | 'messages'
   | 'generate_content'
+  /** Gemini's `:embedContent` (one content, one embedding). */
+  | 'embed_content'
+  /** Gemini's `:batchEmbedContents` (several contents, one embedding each). */
+  | 'batch_embed_contents'
 
 /** The wire format the client speaks (request, response, stream and errors). */
 export type ClientFormat = 'openai' | 'anthropic' | 'gemini'
@@ -46,6 +50,48 @@ export interface ChannelConfig {
   paramOverride?: Readonly<Record<string, unknown>>
   /** Headers added to or replacing (by name, case-insensitively) the adaptor's; `{api_key}` stands for `key`. */
   headerOverride?: Readonly<Record<string, string>>
+  /**
+   * Renewed credentials shared by every process serving the channel (the gateway's Redis), for
+   * types whose tokens rotate (Claude Code, Codex). Absent: renewals are kept in this process only.
+   */
+  credentials?: CredentialStore
+}
+
+/**
+ * A store shared by every replica, for credentials a provider renews and rotates (an OAuth
+ * refresh token works once; the answer brings the next one): one process renews under the lock
+ * while the others wait, and all read what it stored. Ids are hashes, never a secret; values are
+ * JSON text written and read by the adaptor.
+ */
+export interface CredentialStore {
+  /** The value stored under `id`; undefined when there is none. */
+  get: (id: string) => Promise<string | undefined>
+  /** Stores `value` under `id`, kept longer than a refresh token lives (the gateway: 90 days). */
+  set: (id: string, value: string) => Promise<void>
+  /**
+   * Takes the lock `id` for `ttlMs` unless someone holds it: a token to release it with, else
+   * undefined. Locks are apart from values: a lock and a value may share an id.
+   */
+  acquire: (id: string, ttlMs: number) => Promise<string | undefined>
+  /** Releases the lock `id` when `token` still holds it. */
+  release: (id: string, token: string) => Promise<void>
+  /**
+   * Writes renewed credentials into the channel's own record (key or setting), so that a restart
+   * or an emptied store does not lose them; called by the lock holder before it releases the lock.
+   * Absent: they live in the store only. Failures are the store's to log: it should not throw.
+   */
+  save?: (channelId: number, update: CredentialUpdate) => Promise<void>
+}
+
+/** How a renewal changes a channel's stored credentials (see {@link CredentialStore.save}). */
+export interface CredentialUpdate {
+  /**
+   * One credential of the key field (one line) rewritten with the renewed tokens, in its own
+   * format; undefined when the line is not a credential this renewal replaces.
+   */
+  key: (credential: string) => string | undefined
+  /** The setting JSON with the renewed tokens merged in, when it holds the replaced ones; else undefined. */
+  setting: (setting: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined
 }
 
 /** An inbound request, after routing and model mapping. */
@@ -103,6 +149,13 @@ export interface ConvertedResponse {
   usage?: Usage
   /** Completion text, for counting when usage is missing (chat and completions only). */
   text?: string
+  /**
+   * Set when a 2xx answer reports a failure in its body (Baidu answers `{error_code, error_msg}`
+   * with HTTP 200): the relay handles it as it handles a refused answer of HTTP `status` (the
+   * status the failure stands for, set by the adaptor), classified so (retry on another channel,
+   * disable, or answer the client with `message`); `body` is never sent.
+   */
+  failure?: ClassifiedFailure
 }
 
 /**

@@ -50,6 +50,11 @@ export const TOKEN_RENEW_MARGIN_MS = 5 * 60_000
 const MAX_TOKENS = 4096
 const tokens = new Map<string, Entry>()
 
+/** The cache key: a hash of the scope and the secret (the secret itself is never kept). */
+function tokenId (scope: string, secret: string): string {
+  return createHash('sha256').update(scope).update('\0').update(secret).digest('base64url')
+}
+
 /**
  * A token for `secret`, obtained by `obtain` once and shared by every request until
  * {@link TOKEN_RENEW_MARGIN_MS} before its expiry; concurrent requests wait on the same exchange.
@@ -57,7 +62,7 @@ const tokens = new Map<string, Entry>()
  * the cache key. A failed exchange is not cached: the next request tries again.
  */
 export async function cachedToken (scope: string, secret: string, obtain: () => Promise<Token>): Promise<string> {
-  const id = createHash('sha256').update(scope).update('\0').update(secret).digest('base64url')
+  const id = tokenId(scope, secret)
   let entry = tokens.get(id)
   if (entry?.token !== undefined && entry.token.expiresAt - TOKEN_RENEW_MARGIN_MS > Date.now()) return entry.token.token
   if (entry?.pending !== undefined) return (await entry.pending).token
@@ -77,6 +82,18 @@ export async function cachedToken (scope: string, secret: string, obtain: () => 
     current.pending = undefined
     if (current.token === undefined) tokens.delete(id)
   }
+}
+
+/**
+ * Forgets the token cached for `secret` in `scope` (the upstream said it is no longer valid before
+ * its announced expiry); the next request obtains a new one. An exchange under way is left alone.
+ */
+export function forgetToken (scope: string, secret: string): void {
+  const id = tokenId(scope, secret)
+  const entry = tokens.get(id)
+  if (entry === undefined) return
+  if (entry.pending === undefined) tokens.delete(id)
+  else entry.token = undefined
 }
 
 /** Forgets every cached token (tests). */

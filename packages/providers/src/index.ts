@@ -3,6 +3,8 @@ export type {
   ClassifiedFailure,
   ClientFormat,
   ConvertedResponse,
+  CredentialStore,
+  CredentialUpdate,
   Endpoint,
   FailureAction,
   ProviderAdaptor,
@@ -27,10 +29,12 @@ export {
   type UrlTarget
 } from './openai-compatible/index.js'
 export { upstreamDispatcher } from './dispatcher.js'
+export { realtimeRequest, realtimeSupported, realtimeUsage, REALTIME_CHANNEL_TYPES, type RealtimeOptions } from './openai-compatible/realtime.js'
+export { AZURE_REALTIME_API_VERSION } from './azure/realtime.js'
 export { fetchModels, testChannel } from './probe.js'
 export type { ChannelTestResult } from './probe.js'
 export { authorized, isStreamAnswer, upstreamRequest, withOverrides } from './overrides.js'
-export { cachedToken, clearTokenCache, CredentialError, exchange, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
+export { cachedToken, clearTokenCache, CredentialError, exchange, forgetToken, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
 export { balanceSupported, CNY_PER_USD, queryBalance, type ChannelBalance } from './balance.js'
 export {
   anthropicError,
@@ -49,14 +53,26 @@ export {
 export {
   chatStreamToGemini,
   chatToGeminiResponse,
+  geminiEmbedToOpenAIRequest,
   geminiError,
   geminiFinishReason,
   geminiSchemaToJsonSchema,
   geminiStatus,
   geminiToChatRequest,
   geminiUsageMetadata,
+  openAIEmbeddingsToGemini,
   reasoningEffortForThinking,
   type GeminiErrorBody,
   type GeminiStreamMode,
   type GeminiUsageMetadata
 } from './gemini-inbound/index.js'
+export {
+  chatReasoningEffort,
+  chatStreamToResponses,
+  chatToResponsesResponse,
+  CUSTOM_TOOL_INPUT,
+  customToolNames,
+  responsesToChatRequest,
+  responsesUsage,
+  type ResponsesUsage
+} from './responses-inbound/index.js'

@@ -106,7 +106,8 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
       const failure = adaptor.classifyFailure(res.status, res.body.toString('utf8'))
       return { ok: false, ms, message: failure.message, action: failure.action }
     }
-    adaptor.convertResponse(channel, req, res.status, res.contentType, res.body)
+    const failure = adaptor.convertResponse(channel, req, res.status, res.contentType, res.body).failure
+    if (failure !== undefined) return { ok: false, ms, message: failure.message, action: failure.action }
     return { ok: true, ms, message: '' }
   } catch (err) {
     if (err instanceof CredentialError) return { ok: false, ms: Date.now() - started, message: err.message, action: err.action }

@@ -1,16 +1,34 @@
 import type { ProviderAdaptor } from './adaptor.js'
 import { ai360 } from './ai360/index.js'
+import { alibaba } from './alibaba/index.js'
+import { aiProxyLibrary } from './aiproxy-library/index.js'
+import { awsClaude } from './aws/index.js'
 import { azureOpenAI } from './azure/index.js'
+import { baidu } from './baidu/index.js'
+import { chatGLM } from './chatglm/index.js'
 import { claude } from './claude/index.js'
+import { claudeCode } from './claude-code/index.js'
+import { cloudflare } from './cloudflare/index.js'
+import { codex } from './codex/index.js'
+import { cohere } from './cohere/index.js'
 import { custom } from './custom/index.js'
 import { deepSeek } from './deepseek/index.js'
+import { dify } from './dify/index.js'
+import { fastGPT } from './fastgpt/index.js'
 import { gemini } from './gemini/index.js'
+import { glm4V } from './glm-4v/index.js'
+import { jina } from './jina/index.js'
 import { lingyiwanwu } from './lingyiwanwu/index.js'
+import { miniMax } from './minimax/index.js'
 import { mistral } from './mistral/index.js'
 import { moonshot } from './moonshot/index.js'
 import { ollama } from './ollama/index.js'
 import { openAI } from './openai/index.js'
+import { palm2 } from './palm2/index.js'
 import { siliconCloud } from './siliconcloud/index.js'
+import { spark } from './spark/index.js'
+import { tencent } from './tencent/index.js'
+import { vertexAI } from './vertex/index.js'
 
 /** Every channel type of SPEC.md section 3, by number; types without an adaptor included. */
 export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freeze({
@@ -50,7 +68,7 @@ export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freez
 })
 
 const ADAPTORS: ReadonlyMap<number, ProviderAdaptor> = new Map(
-  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude, gemini]
+  [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude, gemini, baidu, palm2, chatGLM, glm4V, aiProxyLibrary, fastGPT, dify, claudeCode, codex, alibaba, spark, tencent, cohere, miniMax, jina, cloudflare, awsClaude, vertexAI]
     .map((adaptor) => [adaptor.type, adaptor])
 )
 

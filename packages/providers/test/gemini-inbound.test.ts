@@ -10,8 +10,10 @@ import {
   chatStreamToGemini,
   chatToGeminiResponse,
   CUT_STREAM_MESSAGE,
+  geminiEmbedToOpenAIRequest,
   geminiError,
   geminiToChatRequest,
+  openAIEmbeddingsToGemini,
   reasoningEffortForThinking,
   type StreamConverter
 } from '../src/index.js'
@@ -602,4 +604,16 @@ t.test('the official @google/genai SDK reads the converted answers, streamed and
   const limited = await ai.models.generateContent({ ...params, model: 'rate-limited' }).then(() => undefined, (error: unknown) => error)
   t.type(limited, ApiError)
   t.match(limited, { status: 429, message: /RESOURCE_EXHAUSTED|Too many requests/ })
+})
+
+t.test('embedContent and batchEmbedContents become OpenAI embeddings requests and back', async (t) => {
+  t.same(geminiEmbedToOpenAIRequest({ content: { parts: [{ text: 'first' }, { inlineData: { mimeType: 'image/png', data: 'x' } }, { text: 'second' }] }, taskType: 'SEMANTIC_SIMILARITY', outputDimensionality: 256 }, 'text-embedding-3-small', false),
+    { model: 'text-embedding-3-small', input: ['first\nsecond'], dimensions: 256 })
+  t.same(geminiEmbedToOpenAIRequest({ requests: [{ model: 'models/x', content: { parts: [{ text: 'a' }] }, outputDimensionality: 8 }, { model: 'models/x', content: { parts: [{ text: 'b' }] } }] }, 'm', true),
+    { model: 'm', input: ['a', 'b'], dimensions: 8 })
+  t.same(geminiEmbedToOpenAIRequest({ requests: [] }, 'm', true), { model: 'm', input: [] })
+  const answer = { object: 'list', data: [{ object: 'embedding', index: 1, embedding: [3, 4] }, { object: 'embedding', index: 0, embedding: [1, 2] }], usage: { prompt_tokens: 2, total_tokens: 2 } }
+  t.same(openAIEmbeddingsToGemini(answer, true), { embeddings: [{ values: [1, 2] }, { values: [3, 4] }] }, 'in the order of the inputs')
+  t.same(openAIEmbeddingsToGemini(answer, false), { embedding: { values: [1, 2] } })
+  t.same(openAIEmbeddingsToGemini({ data: [{ index: 0, embedding: 'AAAA' }] }, false), { embedding: { values: [] } }, 'base64 embeddings are not numbers')
 })

@@ -562,3 +562,40 @@ t.test('lists the models that generate content, and tests the channel', async (t
   t.match(await testChannel(gemini, channel, MODEL), { ok: true })
   t.same(bodyOf(up.last()), { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 16 } })
 })
+
+t.test('passes Gemini clients\' embedContent and batchEmbedContents through, the batch naming the channel\'s model', async (t) => {
+  const { up, channel, gemini, convert } = await setup(t)
+  t.ok(gemini.supports('embed_content', 'gemini'))
+  t.ok(gemini.supports('batch_embed_contents', 'gemini'))
+  t.notOk(gemini.supports('embed_content', 'openai'))
+  up.answer((res, seen) => {
+    if (seen.url.endsWith(':embedContent')) json(res, { embedding: { values: [0.1, 0.2] } })
+    else json(res, { embeddings: [{ values: [1, 2] }, { values: [3, 4] }] })
+  })
+  const single: RelayRequest = { endpoint: 'embed_content', format: 'gemini', model: 'models/gemini-embedding-001', stream: false, body: { content: { parts: [{ text: 'hi' }] }, outputDimensionality: 2, x_unknown: 1 } }
+  const one = await convert(single, await send(gemini.buildRequest(channel, single)))
+  t.equal(up.last().url, '/v1beta/models/gemini-embedding-001:embedContent')
+  t.equal(up.last().headers['x-goog-api-key'], KEY)
+  t.same(bodyOf(up.last()), single.body, 'the body unchanged')
+  t.same(JSON.parse(one.body.toString()), { embedding: { values: [0.1, 0.2] } })
+  t.equal(one.usage, undefined, 'Google reports no tokens: the gateway counts them')
+
+  const batch: RelayRequest = {
+    endpoint: 'batch_embed_contents',
+    format: 'gemini',
+    model: 'gemini-embedding-001',
+    stream: false,
+    body: { requests: [{ model: 'models/client-alias', content: { parts: [{ text: 'a' }] }, taskType: 'RETRIEVAL_QUERY' }, { model: 'models/client-alias', content: { parts: [{ text: 'b' }] } }] }
+  }
+  const many = await convert(batch, await send(gemini.buildRequest(channel, batch)))
+  t.equal(up.last().url, '/v1beta/models/gemini-embedding-001:batchEmbedContents')
+  t.same(bodyOf(up.last()), {
+    requests: [
+      { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a' }] }, taskType: 'RETRIEVAL_QUERY' },
+      { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'b' }] } }
+    ]
+  })
+  t.same(JSON.parse(many.body.toString()), { embeddings: [{ values: [1, 2] }, { values: [3, 4] }] })
+  up.answer((res) => json(res, { embeddings: [{ values: [1] }], usageMetadata: { promptTokenCount: 4 } }))
+  t.same((await convert(batch, await send(gemini.buildRequest(channel, batch)))).usage, { promptTokens: 4, completionTokens: 0 }, 'token counts when Google gives some')
+})

@@ -217,8 +217,16 @@ export interface NativeChat {
   tools?: { answer: unknown, stream: () => string | Buffer }
   /** Checks the provider's form of a chat request with a system prompt, a user turn and (with tools) the get_weather tool. */
   checkBody: (t: Test, body: Record<string, unknown>, seen: Seen) => void
-  /** The usage the provider reports, when it cannot report cached tokens (default NATIVE_USAGE). */
-  usage?: Usage
+  /**
+   * The usage the provider reports, when it cannot report cached tokens (default NATIVE_USAGE);
+   * null when it reports none (the gateway counts the tokens).
+   */
+  usage?: Usage | null
+  /**
+   * The provider cannot stream: a streamed request is answered with one whole answer (`stream()`
+   * is that answer), converted into events once it has all arrived (nothing of a cut one goes out).
+   */
+  wholeAnswer?: boolean
 }
 
 /** What a fixture's own tests get. */
@@ -241,8 +249,11 @@ export interface NativeProtocol {
   channel: (origin: string) => ChannelConfig
   /** A credential of the right form the provider refuses. */
   wrongKey: string
-  /** Whether the request carries the channel's credential (header, signature or token) as the provider checks it. */
-  authorized: (seen: Seen, channel: ChannelConfig) => boolean
+  /**
+   * Whether the request carries the channel's credential (header, signature or token) as the
+   * provider checks it (asynchronously where the check is, as jose's JWT verification).
+   */
+  authorized: (seen: Seen, channel: ChannelConfig) => boolean | Promise<boolean>
   /** The provider's answer to a request without a valid credential. */
   refuse: (res: ServerResponse) => void
   /**

@@ -270,7 +270,7 @@ export interface FakeAnthropic {
 /**
  * A real HTTP server speaking Anthropic's Messages API: checks `x-api-key` and
  * `anthropic-version`, answers JSON or the SSE event stream (with a tool call when the request
- * offers tools), and reports usage with prompt-cache reads and writes.
+ * offers tools and its last turn brings no tool result), and reports usage with prompt-cache reads and writes.
  */
 export async function fakeAnthropic (t: Test, key = 'sk-ant-test'): Promise<FakeAnthropic> {
   const fake: FakeAnthropic = { url: '', key, requests: [] }
@@ -290,7 +290,10 @@ export async function fakeAnthropic (t: Test, key = 'sk-ant-test'): Promise<Fake
       if (typeof req.headers['anthropic-version'] !== 'string') return error(400, 'invalid_request_error', 'anthropic-version header is required')
       if (path !== '/v1/messages') return error(404, 'not_found_error', `no route ${path}`)
       const model = String(body['model'])
-      const tool = Array.isArray(body['tools']) && body['tools'].length > 0 ? (body['tools'][0] as { name: string }).name : undefined
+      // A tool is called when offered, unless the last turn brings a tool's result.
+      const last = (body['messages'] as Array<{ content?: unknown }> | undefined)?.at(-1)?.content
+      const answered = Array.isArray(last) && last.some((block: { type?: string }) => block.type === 'tool_result')
+      const tool = Array.isArray(body['tools']) && body['tools'].length > 0 && !answered ? (body['tools'][0] as { name: string }).name : undefined
       if (body['stream'] !== true) {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(JSON.stringify({
@@ -329,7 +332,11 @@ export interface FakeGemini {
   requests: Array<{ path: string, query: string, headers: IncomingMessage['headers'], body: Record<string, unknown> }>
 }
 
-/** A real HTTP server speaking Gemini's generateContent API (JSON, and SSE with alt=sse), usage with thoughts and cache. */
+/**
+ * A real HTTP server speaking Gemini's generateContent API (JSON, and SSE with alt=sse), usage with
+ * thoughts and cache; it calls the first declared function unless the last turn answers a call.
+ * Also `:embedContent` and `:batchEmbedContents` (3-value embeddings, no usage, as Google answers).
+ */
 export async function fakeGemini (t: Test, key = 'AIza-test-key'): Promise<FakeGemini> {
   const fake: FakeGemini = { url: '', key, requests: [] }
   const usageMetadata = { promptTokenCount: 40, cachedContentTokenCount: 10, candidatesTokenCount: 5, thoughtsTokenCount: 8, totalTokenCount: 53 }
@@ -345,13 +352,28 @@ export async function fakeGemini (t: Test, key = 'AIza-test-key'): Promise<FakeG
         res.end(JSON.stringify({ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } }))
         return
       }
-      const m = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(path)
+      const m = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(path)
       if (m === null) {
         res.writeHead(404, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } }))
         return
       }
-      const candidate = (text: string, finish?: string) => ({ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finish === undefined ? {} : { finishReason: finish }) })
+      if (m[2] === 'embedContent' || m[2] === 'batchEmbedContents') {
+        const requests = m[2] === 'embedContent' ? [body] : (body['requests'] as Array<Record<string, unknown>> | undefined) ?? []
+        const status = requests.every((r) => m[2] === 'embedContent' || r['model'] === `models/${m[1]}`) ? 200 : 400
+        res.writeHead(status, { 'content-type': 'application/json' })
+        if (status === 400) res.end(JSON.stringify({ error: { code: 400, message: 'requests[].model must be the model of the URL', status: 'INVALID_ARGUMENT' } }))
+        else res.end(JSON.stringify(m[2] === 'embedContent' ? { embedding: { values: [0.1, 0.2, 0.3] } } : { embeddings: requests.map((_, i) => ({ values: [i, 0.5, 0.25] })) }))
+        return
+      }
+      const declared = ((body['tools'] as Array<{ functionDeclarations?: Array<{ name: string }> }> | undefined) ?? [])[0]?.functionDeclarations?.[0]?.name
+      const contents = (body['contents'] as Array<{ parts?: Array<Record<string, unknown>> }> | undefined) ?? []
+      const call = declared !== undefined && contents.at(-1)?.parts?.some((p) => 'functionResponse' in p) !== true ? declared : undefined
+      const candidate = (text: string, finish?: string) => ({
+        content: { role: 'model', parts: [{ text }, ...(finish !== undefined && call !== undefined ? [{ functionCall: { name: call, args: { city: 'Paris' } } }] : [])] },
+        index: 0,
+        ...(finish === undefined ? {} : { finishReason: finish })
+      })
       if (m[2] === 'generateContent') {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ candidates: [candidate('Hello from Gemini', 'STOP')], usageMetadata, modelVersion: m[1] }))

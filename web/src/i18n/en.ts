@@ -8,7 +8,7 @@ export const en = {
   },
   theme: { light: 'Light', dark: 'Dark', system: 'Follow system', choose: 'Theme' },
   language: { switch: '中文', choose: 'Language' },
-  home: { title: 'One API for every model', subtitle: 'Point any OpenAI client or SDK at {{address}} (an OpenAI-compatible API) and use every model your administrator has connected.' },
+  home: { title: 'One API for every model', subtitle: 'Point any OpenAI client or SDK at {{address}} (an OpenAI-compatible API) and use every model your administrator has connected. Anthropic clients such as Claude Code and Google\'s Gemini SDK work too, with {{origin}} as their base URL.' },
   status: { unreachable: 'Unable to connect to the server' },
   notFound: { title: 'Page not found', body: 'The page does not exist. Please check the address.', back: 'Back to home' },
   error: {

@@ -10,7 +10,7 @@ export const zh: Translations<Messages> = {
   },
   theme: { light: '浅色', dark: '深色', system: '跟随系统', choose: '主题' },
   language: { switch: 'English', choose: '语言' },
-  home: { title: '一个 API，连接所有模型', subtitle: '把任意 OpenAI 客户端或 SDK 指向 {{address}}（兼容 OpenAI 的 API），即可使用管理员接入的全部模型。' },
+  home: { title: '一个 API，连接所有模型', subtitle: '把任意 OpenAI 客户端或 SDK 指向 {{address}}（兼容 OpenAI 的 API），即可使用管理员接入的全部模型。Claude Code 等 Anthropic 客户端和 Google 的 Gemini SDK 也可使用，基础 URL 设为 {{origin}}。' },
   status: { unreachable: '无法正常连接至服务器' },
   notFound: { title: '页面不存在', body: '页面不存在，请检查地址是否正确。', back: '返回首页' },
   error: {

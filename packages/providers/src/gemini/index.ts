@@ -2,6 +2,7 @@ import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, Provider
 import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiUrl } from './api.js'
+import { convertGeminiEmbed, geminiEmbedBody, geminiEmbedPath, isGeminiEmbed } from './embed.js'
 import { classifyGeminiFailure } from './errors.js'
 import { GEMINI_MODELS, geminiTestRequest, parseGeminiModels } from './models.js'
 import { geminiChatBody, geminiPassThroughBody } from './request.js'
@@ -11,6 +12,7 @@ import { createGeminiChatStream, createGeminiPassThroughStream } from './stream.
 // Building blocks for the channel types that speak Gemini's generateContent behind another
 // endpoint or credential (Vertex AI).
 export { GEMINI_API_VERSION, GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiModelName, geminiUrl } from './api.js'
+export { convertGeminiEmbed, geminiEmbedBody, geminiEmbedPath, isGeminiEmbed } from './embed.js'
 export { classifyGeminiFailure } from './errors.js'
 export { GEMINI_MODELS, geminiTestRequest, parseGeminiModels } from './models.js'
 export { channelSafetySettings, GEMINI_EFFORT_BUDGET, geminiChatBody, geminiPassThroughBody, geminiSchema, SKIP_THOUGHT_SIGNATURE } from './request.js'
@@ -25,7 +27,7 @@ function passThrough (req: RelayRequest): boolean {
 }
 
 function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'generate_content' && format === 'gemini')
+  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'generate_content' && format === 'gemini') || isGeminiEmbed({ endpoint, format })
 }
 
 function checked (req: RelayRequest): RelayRequest {
@@ -37,6 +39,10 @@ function checked (req: RelayRequest): RelayRequest {
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)
+  if (isGeminiEmbed(req)) {
+    const url = geminiUrl(resolveBaseUrl(channel, GEMINI_BASE_URL), geminiEmbedPath(req.model, req.endpoint === 'batch_embed_contents'))
+    return { method: 'POST', url, headers: geminiHeaders(channel, req), body: JSON.stringify(geminiEmbedBody(req)) }
+  }
   const body = passThrough(req) ? geminiPassThroughBody(channel, req) : geminiChatBody(channel, req)
   return {
     method: 'POST',
@@ -47,7 +53,8 @@ function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamReque
 }
 
 function convertResponse (_channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
-  return passThrough(checked(req)) ? convertGeminiPassThrough(req, status, contentType, body) : convertGeminiChat(req, status, contentType, body)
+  if (isGeminiEmbed(checked(req))) return convertGeminiEmbed(req, status, contentType, body)
+  return passThrough(req) ? convertGeminiPassThrough(req, status, contentType, body) : convertGeminiChat(req, status, contentType, body)
 }
 
 function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConverter {
@@ -59,7 +66,8 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * OpenAI chat clients are converted both ways (system instruction, images, tools and function
  * calls, JSON output, thinking, finish reasons, usage with thinking and cached tokens), streams
  * included (`streamGenerateContent?alt=sse`); Gemini clients' generateContent requests pass
- * through with the mapped model in the URL.
+ * through with the mapped model in the URL, and so do their embedContent and batchEmbedContents
+ * requests (usage counted by the gateway: Google reports none).
  */
 export const gemini: ProviderAdaptor = Object.freeze({
   type: 24,

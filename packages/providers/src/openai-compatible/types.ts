@@ -1,7 +1,7 @@
 import type { ChannelConfig, ConvertedResponse, Endpoint, RelayRequest } from '../adaptor.js'
 
 /** The endpoints of the OpenAI wire protocol (everything but Anthropic and Gemini natives). */
-export type OpenAIEndpoint = Exclude<Endpoint, 'messages' | 'generate_content'>
+export type OpenAIEndpoint = Exclude<Endpoint, 'messages' | 'generate_content' | 'embed_content' | 'batch_embed_contents'>
 
 /** What a URL is asked for: one endpoint, or the model list. */
 export type UrlTarget = OpenAIEndpoint | 'models'

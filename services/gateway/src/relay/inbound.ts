@@ -3,11 +3,16 @@ import {
   anthropicToChatRequest,
   type ClientFormat,
   chatStreamToAnthropic,
+  chatStreamToResponses,
   chatToAnthropicResponse,
   chatStreamToGemini,
   chatToGeminiResponse,
+  chatToResponsesResponse,
+  geminiEmbedToOpenAIRequest,
   geminiError,
   geminiToChatRequest,
+  openAIEmbeddingsToGemini,
+  responsesToChatRequest,
   type ConvertedResponse,
   type Endpoint,
   type ProviderAdaptor,
@@ -18,7 +23,8 @@ import {
 /**
  * How one client request reaches one channel: in the client's own protocol when the channel's
  * adaptor speaks it (an Anthropic client to a Claude channel: the body passes through), else
- * converted to OpenAI chat and back (an Anthropic client to an OpenAI channel), chunk by chunk.
+ * converted to an OpenAI endpoint the channel serves and back (an Anthropic client to an OpenAI
+ * channel, a Responses client to a Claude channel: chat), chunk by chunk.
  */
 export interface ChannelCall {
   req: RelayRequest
@@ -42,8 +48,8 @@ export interface Inbound {
   raw?: RelayRequest['raw']
   /** Client headers adaptors may forward (lower-case names). */
   headers?: Readonly<Record<string, string>>
-  /** The chat form of the body, once made (see {@link convertedBody}). */
-  chat?: Record<string, unknown>
+  /** The body in the form of the conversion's OpenAI endpoint, once made (see {@link convertedBody}). */
+  converted?: Record<string, unknown>
 }
 
 const same = <T>(x: T): T => x
@@ -76,11 +82,18 @@ const anthropicErrorBody = (status: number, message: string, upstreamText: strin
   return anthropicError(status, message)
 }
 
-/** How a protocol's requests reach channels that speak only OpenAI chat, and their answers come back. */
+/**
+ * How requests of one (format, endpoint) reach channels that do not speak it, through an OpenAI
+ * endpoint they serve (chat, or embeddings), and how the answers come back.
+ */
 interface Conversion {
-  endpoint: Endpoint
-  response: (chat: Record<string, unknown>, model: string) => Record<string, unknown>
-  stream: (model: string, inbound: Inbound) => StreamConverter
+  /** The OpenAI endpoint the channel is called on. */
+  target: Endpoint
+  /** The client's body in the target's form. */
+  request: (inbound: Inbound) => Record<string, unknown>
+  response: (answer: Record<string, unknown>, model: string, inbound: Inbound) => Record<string, unknown>
+  /** Absent for endpoints that never stream. */
+  stream?: (model: string, inbound: Inbound) => StreamConverter
   errorBody: ChannelCall['errorBody']
 }
 
@@ -100,16 +113,17 @@ export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: 
       errorBody: format === 'anthropic' ? anthropicErrorBody : format === 'gemini' ? geminiErrorBody : openAIError
     }
   }
-  const conversion = format === 'openai' ? undefined : CONVERSIONS[format]
-  if (conversion !== undefined && endpoint === conversion.endpoint && adaptor.supports('chat', 'openai')) {
+  const conversion = CONVERSIONS[format][endpoint]
+  if (conversion !== undefined && adaptor.supports(conversion.target, 'openai')) {
+    const { stream: outer } = conversion
     return {
-      req: { endpoint: 'chat', format: 'openai', model, stream, body: converted() },
+      req: { endpoint: conversion.target, format: 'openai', model, stream, body: converted() },
       response: (answer) => {
-        const chat = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
-        if (chat === undefined) return answer
-        return { ...answer, contentType: 'application/json', body: JSON.stringify(conversion.response(chat, model)) }
+        const json = parsedObject(Buffer.isBuffer(answer.body) ? answer.body.toString('utf8') : answer.body)
+        if (json === undefined) return answer
+        return { ...answer, contentType: 'application/json', body: JSON.stringify(conversion.response(json, model, inbound)) }
       },
-      stream: (inner) => chained(inner, conversion.stream(model, inbound)),
+      stream: (inner) => (outer === undefined ? inner : chained(inner, outer(model, inbound))),
       errorBody: conversion.errorBody
     }
   }
@@ -117,16 +131,14 @@ export function channelCall (inbound: Inbound, adaptor: ProviderAdaptor, model: 
 }
 
 /**
- * The OpenAI chat request a body in another protocol becomes for channels that do not speak it
- * (made once per request and kept on `inbound`).
+ * The OpenAI request (chat, or embeddings) a body in another protocol becomes for channels that
+ * do not speak it (made once per request and kept on `inbound`).
  */
 export function convertedBody (inbound: Inbound): Record<string, unknown> {
-  if (inbound.chat !== undefined) return inbound.chat
-  const body = inbound.body ?? {}
-  inbound.chat = inbound.format === 'anthropic'
-    ? anthropicToChatRequest(body)
-    : inbound.format === 'gemini' ? geminiToChatRequest(body, inbound.model, inbound.stream) : { ...body }
-  return inbound.chat
+  if (inbound.converted !== undefined) return inbound.converted
+  const conversion = CONVERSIONS[inbound.format][inbound.endpoint]
+  inbound.converted = conversion === undefined ? { ...inbound.body } : conversion.request(inbound)
+  return inbound.converted
 }
 
 /** A Google error of the upstream's own (its status kept, the message cleaned), else one made from the status. */
@@ -148,7 +160,11 @@ function chained (inner: StreamConverter, outer: StreamConverter): StreamConvert
       return rest.length === 0 ? last : last.length === 0 ? rest : Buffer.concat([rest, last])
     },
     usage: () => inner.usage() ?? outer.usage(),
-    takeText: () => inner.takeText(),
+    // The outer converter keeps the same text: dropped with the inner's, so it never piles up.
+    takeText: () => {
+      outer.takeText()
+      return inner.takeText()
+    },
     untakenBytes: () => inner.untakenBytes(),
     // Finished once the client has the end of its protocol's stream (made when the chat stream ends).
     finished: () => outer.finished()
@@ -169,12 +185,42 @@ export function refusalBody (format: ClientFormat, status: number, error: { mess
   return { error: { message: error.message, type: error.type, param: null, code: error.code } }
 }
 
-const CONVERSIONS: Readonly<Record<Exclude<ClientFormat, 'openai'>, Conversion>> = {
-  anthropic: { endpoint: 'messages', response: chatToAnthropicResponse, stream: (model) => chatStreamToAnthropic(model), errorBody: anthropicErrorBody },
+const geminiEmbed = (batch: boolean): Conversion => ({
+  target: 'embeddings',
+  request: (inbound) => geminiEmbedToOpenAIRequest(inbound.body ?? {}, inbound.model, batch),
+  response: (answer) => openAIEmbeddingsToGemini(answer, batch),
+  errorBody: geminiErrorBody
+})
+
+/** The conversions, by the client's format and the endpoint it called. */
+const CONVERSIONS: Readonly<Record<ClientFormat, Partial<Record<Endpoint, Conversion>>>> = {
+  openai: {
+    responses: {
+      target: 'chat',
+      request: (inbound) => responsesToChatRequest(inbound.body ?? {}),
+      response: (chat, model, inbound) => chatToResponsesResponse(chat, model, inbound.body),
+      stream: (model, inbound) => chatStreamToResponses(model, inbound.body),
+      errorBody: openAIError
+    }
+  },
+  anthropic: {
+    messages: {
+      target: 'chat',
+      request: (inbound) => anthropicToChatRequest(inbound.body ?? {}),
+      response: chatToAnthropicResponse,
+      stream: (model) => chatStreamToAnthropic(model),
+      errorBody: anthropicErrorBody
+    }
+  },
   gemini: {
-    endpoint: 'generate_content',
-    response: chatToGeminiResponse,
-    stream: (model, inbound) => chatStreamToGemini(model, inbound.streamMode ?? 'sse'),
-    errorBody: geminiErrorBody
+    generate_content: {
+      target: 'chat',
+      request: (inbound) => geminiToChatRequest(inbound.body ?? {}, inbound.model, inbound.stream),
+      response: chatToGeminiResponse,
+      stream: (model, inbound) => chatStreamToGemini(model, inbound.streamMode ?? 'sse'),
+      errorBody: geminiErrorBody
+    },
+    embed_content: geminiEmbed(false),
+    batch_embed_contents: geminiEmbed(true)
   }
 }

@@ -16,6 +16,7 @@ import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from 
 import { exactCounter, promptTokensOf } from './estimate.js'
 import { refusalBody } from './inbound.js'
 import { relay, type RelayDeps } from './pipeline.js'
+import { realtimeRoutes } from './realtime.js'
 import { RelayState } from './state.js'
 import { UsagePublisher } from './usage.js'
 
@@ -145,9 +146,10 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
       return reply
     })
     // Gemini's API (Google's SDKs): /v1beta/models/{model}:generateContent, :streamGenerateContent
-    // (alt=sse or a JSON array) and :countTokens, the key as x-goog-api-key or ?key=.
+    // (alt=sse or a JSON array), :countTokens, :embedContent and :batchEmbedContents, the key as
+    // x-goog-api-key or ?key=.
     api.post<{ Params: { '*': string }, Querystring: { alt?: string } }>('/v1beta/models/*', { config: { format: 'gemini' } }, async (req, reply) => {
-      const call = /^([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(req.params['*'])
+      const call = /^([^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/.exec(req.params['*'])
       if (call === null) throw new RelayError(404, 'invalid_request_error', 'unknown_url', `Invalid URL (POST ${req.url.split('?')[0] ?? ''})`)
       const [, model = '', action] = call
       const caller = await authenticate(callers, req)
@@ -157,6 +159,10 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
         const request = typeof inner === 'object' && inner !== null ? inner as Record<string, unknown> : body
         // o200k on the chat form of the request: an estimate of Gemini's count, not its own tokenizer.
         return { totalTokens: promptTokensOf(geminiToChatRequest(request, model, false), await exactCounter()) }
+      }
+      if (action === 'embedContent' || action === 'batchEmbedContents') {
+        await relay(deps, req, reply, action === 'embedContent' ? 'embed_content' : 'batch_embed_contents', caller, { format: 'gemini', model, stream: false })
+        return reply
       }
       const stream = action === 'streamGenerateContent'
       await relay(deps, req, reply, 'generate_content', caller, { format: 'gemini', model, stream, streamMode: req.query.alt === 'sse' ? 'sse' : 'json' })
@@ -229,6 +235,8 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     })
 
     billingRoutes(api, { callers, db: app.db, state })
+    // OpenAI's Realtime API: GET /v1/realtime upgraded to a websocket, relayed to OpenAI or Azure.
+    await realtimeRoutes(api, { ...deps, callers })
 
     for (const prefix of RELAY_PREFIXES) {
       api.all(prefix, unknownRelayPath)

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
 import { type Database, type Kysely, recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type ClassifiedFailure, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import { adaptorFor, type ClassifiedFailure, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Caller, checkModel } from './auth.js'
@@ -345,6 +345,16 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           const text = await readText(res).catch(() => '')
           refused = { status: res.status, text, failure: adaptor.classifyFailure(res.status, text) }
         }
+        // A complete answer (an upstream may answer a stream request with plain JSON: relayed as a
+        // complete answer unless the adaptor takes it for its stream framing) is converted before
+        // anything is sent: a 2xx answer whose body reports a failure (ConvertedResponse.failure;
+        // Baidu's errors come with HTTP 200) is a refusal.
+        let answer: ConvertedResponse | undefined
+        if (refused === undefined && res !== undefined && !(relayReq.stream && isStreamAnswer(adaptor, res.contentType))) {
+          const data = await readAll(res, MAX_ANSWER_BYTES)
+          answer = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
+          if (answer.failure !== undefined) refused = { status: answer.status, text: data.toString('utf8'), failure: answer.failure }
+        }
         if (refused !== undefined || res === undefined) {
           const { status, text, failure } = refused ?? { status: 502, text: '', failure: { action: 'retry', message: 'no answer' } satisfies ClassifiedFailure }
           req.log.warn({ channel: channel.id, status, action: failure.action }, 'upstream refused')
@@ -373,8 +383,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           }
           continue
         }
-        // An upstream may answer a stream request with plain JSON; relay that as a complete answer.
-        if (relayReq.stream && isStreamAnswer(adaptor, res.contentType)) {
+        if (answer === undefined) {
           const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
             last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
@@ -382,8 +391,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           }
           return
         }
-        const data = await readAll(res, MAX_ANSWER_BYTES)
-        const answer = call.response(adaptor.convertResponse(config, relayReq, res.status, res.contentType, data))
+        answer = call.response(answer)
         outcome.usage = answer.usage
         if (answer.usage === undefined) outcome.completionText = answer.text
         outcome.answered = true
@@ -563,3 +571,5 @@ async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: stri
 }
 
 export type { Price, ProviderAdaptor }
+// Shared with the realtime relay (realtime.ts), which admits and bills sessions the same way.
+export { autoDisable, checkUserRateLimit, disableKey, limitRefusal, mappedStatus, RESERVATION_TTL_S }

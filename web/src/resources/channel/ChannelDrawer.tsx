@@ -33,6 +33,7 @@ import {
   jsonKey,
   MAPPING_TEMPLATE,
   type MappingRow,
+  KEY_HINT_TYPES,
   otherKind,
   OTHER_DEFAULTS,
   relatedModels,
@@ -227,12 +228,15 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         sparkVersion: [t('channel.form.sparkVersion'), t('channel.form.sparkVersionHelp')],
         vertexRegion: [t('channel.form.vertexRegion'), t('channel.form.vertexRegionHelp')],
         knowledgeBase: [t('channel.form.knowledgeBase'), t('channel.form.knowledgeBaseHelp')],
-        accountId: [t('channel.form.accountId'), t('channel.form.accountIdHelp')]
+        accountId: [t('channel.form.accountId'), t('channel.form.accountIdHelp')],
+        awsRegion: [t('channel.form.awsRegion'), t('channel.form.awsRegionHelp')],
+        tencentRegion: [t('channel.form.tencentRegion'), t('channel.form.tencentRegionHelp')],
+        difyMode: [t('channel.form.difyMode'), t('channel.form.difyModeHelp')]
       }[other]
   const keyLabel = jsonKey(form.type) ? t('channel.form.keyJson') : form.batch ? t('channel.form.keyBatch') : t('channel.form.key')
   const keyHelp = !creating
     ? t('channel.form.keyEditHelp')
-    : jsonKey(form.type) ? t('channel.form.keyJsonHelp') : form.batch ? t('channel.form.keyBatchHelp') : form.type === 14 ? t('channel.form.keyHelpClaude') : t('channel.form.keyHelp')
+    : jsonKey(form.type) ? t('channel.form.keyJsonHelp') : form.batch ? t('channel.form.keyBatchHelp') : KEY_HINT_TYPES.includes(form.type) ? t(`channel.form.keyHint.t${form.type}`) : t('channel.form.keyHelp')
 
   return (
     <FormDrawer

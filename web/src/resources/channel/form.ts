@@ -21,7 +21,7 @@ export const SUNO_ACTIONS = ['suno_music', 'suno_lyrics']
 /** What the base URL field means for a type; undefined: the generic optional base URL. */
 export type BaseUrlKind = 'azure' | 'custom' | 'fastgpt' | 'suno' | 'codex' | 'generic'
 /** What the `other` field means for a type; undefined: the type has none. */
-export type OtherKind = 'azureVersion' | 'sparkVersion' | 'vertexRegion' | 'knowledgeBase' | 'accountId'
+export type OtherKind = 'azureVersion' | 'sparkVersion' | 'vertexRegion' | 'knowledgeBase' | 'accountId' | 'awsRegion' | 'tencentRegion' | 'difyMode'
 
 export function baseUrlKind (type: number): BaseUrlKind {
   switch (type) {
@@ -41,9 +41,15 @@ export function otherKind (type: number): OtherKind | undefined {
     case 41: return 'vertexRegion'
     case 21: return 'knowledgeBase'
     case 39: return 'accountId'
+    case 33: return 'awsRegion'
+    case 23: return 'tencentRegion'
+    case 37: return 'difyMode'
     default: return undefined
   }
 }
+
+/** Types whose key field has a hint of its own (`channel.form.keyHint.t<type>`): the key's form differs from a plain API key. */
+export const KEY_HINT_TYPES: readonly number[] = [11, 14, 15, 16, 17, 18, 21, 22, 23, 24, 26, 33, 34, 35, 37, 38, 39, 44, 45]
 
 /** Types with an extra setting JSON (custom and Codex). */
 export const hasSetting = (type: number): boolean => type === 8 || type === 45

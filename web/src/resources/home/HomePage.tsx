@@ -38,7 +38,7 @@ export default function HomePage () {
           ? (
             <Paper sx={{ p: { xs: 2, sm: 4 } }}>
               <Typography variant='h4' component='h1' gutterBottom>{t('home.title')}</Typography>
-              <Typography color='text.secondary'>{t('home.subtitle', { address: `${address}/v1` })}</Typography>
+              <Typography color='text.secondary'>{t('home.subtitle', { address: `${address}/v1`, origin: address })}</Typography>
             </Paper>
             )
           : isUrl(content)

@@ -1,0 +1,83 @@
+import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { openAITestRequest } from '../openai-compatible/probe.js'
+import { createOpenAIStream } from '../openai-compatible/stream.js'
+import { COHERE_BASE_URL, COHERE_MODELS_PATH, COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js'
+import { classifyCohereFailure } from './errors.js'
+import { COHERE_MODELS, parseCohereModels } from './models.js'
+import { cohereChatBody, cohereEmbedBody, cohereRerankBody } from './request.js'
+import { convertCohereChat, convertCohereEmbed, convertCohereRerank } from './response.js'
+import { createCohereChatStream } from './stream.js'
+
+export { COHERE_BASE_URL, cohereHeaders, cohereUrl } from './api.js'
+export { classifyCohereFailure } from './errors.js'
+export { COHERE_MODELS, parseCohereModels } from './models.js'
+export { cohereChatBody, cohereEmbedBody, cohereRerankBody } from './request.js'
+export { cohereFinishReason, cohereUsage, convertCohereChat, convertCohereEmbed, convertCohereRerank } from './response.js'
+export { createCohereChatStream } from './stream.js'
+
+const NAME = 'Cohere'
+
+type CohereEndpoint = keyof typeof COHERE_PATHS
+
+function supports (endpoint: Endpoint, format: ClientFormat): boolean {
+  return format === 'openai' && Object.hasOwn(COHERE_PATHS, endpoint)
+}
+
+function endpointOf (req: RelayRequest): CohereEndpoint {
+  const endpoint = req.endpoint
+  if (req.format !== 'openai' || (endpoint !== 'chat' && endpoint !== 'embeddings' && endpoint !== 'rerank')) {
+    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${endpoint} to ${req.format} clients`)
+  }
+  return endpoint
+}
+
+function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
+  const endpoint = endpointOf(req)
+  const body = endpoint === 'chat' ? cohereChatBody(req) : endpoint === 'embeddings' ? cohereEmbedBody(req) : cohereRerankBody(req)
+  return {
+    method: 'POST',
+    url: cohereUrl(resolveBaseUrl(channel, COHERE_BASE_URL), COHERE_PATHS[endpoint]),
+    headers: cohereHeaders(channel, true),
+    body: JSON.stringify(body)
+  }
+}
+
+function convertResponse (_channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
+  const endpoint = endpointOf(req)
+  if (endpoint === 'chat') return convertCohereChat(req, status, contentType, body)
+  return endpoint === 'embeddings' ? convertCohereEmbed(req, status, contentType, body) : convertCohereRerank(req, status, contentType, body)
+}
+
+function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConverter {
+  // Only chat streams; an embeddings or rerank body with a stream flag gets a JSON answer.
+  return endpointOf(req) === 'chat' ? createCohereChatStream(req) : createOpenAIStream()
+}
+
+/**
+ * Type 34: Cohere's API v2 (api.cohere.com, Bearer key). OpenAI chat clients are converted both
+ * ways (messages, images, tools, thinking, JSON output, finish reasons, usage from the billed
+ * units), streams included; embeddings go to `/v2/embed` and answer in OpenAI's shape (base64
+ * vectors included); rerank goes to `/v2/rerank` and answers in Cohere's shape, which is the
+ * gateway's, billed by search unit.
+ */
+export const cohere: ProviderAdaptor = Object.freeze({
+  type: 34,
+  name: NAME,
+  defaultBaseUrl: COHERE_BASE_URL,
+  defaultModels: Object.freeze([...COHERE_MODELS]),
+  supports,
+  buildRequest,
+  convertResponse,
+  createStream,
+  classifyFailure: classifyCohereFailure,
+  listModelsRequest: (channel: ChannelConfig): UpstreamRequest => ({
+    method: 'GET',
+    url: cohereUrl(resolveBaseUrl(channel, COHERE_BASE_URL), COHERE_MODELS_PATH),
+    headers: cohereHeaders(channel)
+  }),
+  parseModels: parseCohereModels,
+  // A rerank for rerankers, an embedding for embedding models, else a 16-token chat.
+  testRequest: (_channel: ChannelConfig, model: string) => openAITestRequest(model)
+} satisfies ProviderAdaptor)

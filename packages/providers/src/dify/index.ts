@@ -1,0 +1,68 @@
+import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { bearerHeaders } from '../openai-compatible/index.js'
+import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { DIFY_BASE_URL, difyOptions, difyUrl } from './api.js'
+import { classifyDifyFailure } from './errors.js'
+import { difyBody } from './request.js'
+import { convertDifyResponse } from './response.js'
+import { createDifyStream } from './stream.js'
+
+// Building blocks for other adaptors of apps that take one query and stream text.
+export { chatCompletion, chunkWriter, errorBody, errorChunk, openAIUsageOf, type ChunkWriter } from './chunks.js'
+export { DIFY_BASE_URL, difyOptions, type DifyAppMode, type DifyOptions } from './api.js'
+export { foldedQuery, lastUserText } from './request.js'
+
+const NAME = 'Dify'
+
+function supports (endpoint: Endpoint, format: ClientFormat): boolean {
+  return endpoint === 'chat' && format === 'openai'
+}
+
+function checked (req: RelayRequest): RelayRequest {
+  if (!supports(req.endpoint, req.format)) {
+    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
+  }
+  return req
+}
+
+function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
+  checked(req)
+  const options = difyOptions(channel)
+  return {
+    method: 'POST',
+    url: difyUrl(resolveBaseUrl(channel, DIFY_BASE_URL), options.mode),
+    headers: { ...bearerHeaders(channel), 'Content-Type': 'application/json' },
+    body: JSON.stringify(difyBody(channel, req, options))
+  }
+}
+
+/**
+ * Type 37: a Dify app through its service API (`Authorization: Bearer <app key>`). The app
+ * decides the model and prompt, so the requested model is only a label. The channel's `other`
+ * names the app mode (difyOptions): `chat` (default: chatbots and chatflows, /v1/chat-messages),
+ * `agent` (the same endpoint, always streamed: non-streamed clients get the assembled answer),
+ * `completion` (/v1/completion-messages) or `workflow` (/v1/workflows/run), and with `thoughts`
+ * node progress and tool calls as reasoning. OpenAI chat clients only; Dify lists no models.
+ */
+export const dify: ProviderAdaptor = Object.freeze({
+  type: 37,
+  name: NAME,
+  defaultBaseUrl: DIFY_BASE_URL,
+  defaultModels: Object.freeze(['dify']),
+  supports,
+  buildRequest,
+  convertResponse: (channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer) =>
+    convertDifyResponse(checked(req), difyOptions(channel), status, contentType, body),
+  createStream: (channel: ChannelConfig, req: RelayRequest) => createDifyStream(checked(req), difyOptions(channel)),
+  classifyFailure: classifyDifyFailure,
+  listModelsRequest: () => undefined,
+  parseModels: () => [],
+  testRequest: (_channel: ChannelConfig, model: string): RelayRequest => ({
+    endpoint: 'chat',
+    format: 'openai',
+    model,
+    stream: false,
+    body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }
+  })
+} satisfies ProviderAdaptor)

@@ -1,0 +1,88 @@
+import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { bearerHeaders, openAIUrl, requestPayload, resolveBaseUrl } from '../openai-compatible/api.js'
+import { parseOpenAIModels } from '../openai-compatible/models.js'
+import { createOpenAIStream } from '../openai-compatible/stream.js'
+import { readUsage, usageConverter } from '../openai-compatible/usage.js'
+import { convertFloatEmbeddings, jinaEmbeddingsBody } from './embeddings.js'
+import { classifyJinaFailure } from './errors.js'
+
+export { base64Embedding, convertFloatEmbeddings, openAIEmbeddingList, wantsBase64 } from './embeddings.js'
+export { classifyJinaFailure } from './errors.js'
+
+const NAME = 'Jina'
+
+/** Used when the channel has no base URL. */
+export const JINA_BASE_URL = 'https://api.jina.ai'
+
+/** Jina's current embedding and reranking models (an admin can add any other by name). */
+export const JINA_MODELS: readonly string[] = [
+  'jina-embeddings-v5-text-small',
+  'jina-embeddings-v5-text-nano',
+  'jina-embeddings-v4',
+  'jina-embeddings-v3',
+  'jina-clip-v2',
+  'jina-reranker-v3',
+  'jina-reranker-m0',
+  'jina-reranker-v2-base-multilingual'
+]
+
+type JinaEndpoint = 'embeddings' | 'rerank'
+
+function supports (endpoint: Endpoint, format: ClientFormat): boolean {
+  return format === 'openai' && (endpoint === 'embeddings' || endpoint === 'rerank')
+}
+
+function endpointOf (req: RelayRequest): JinaEndpoint {
+  if (req.format !== 'openai' || (req.endpoint !== 'embeddings' && req.endpoint !== 'rerank')) {
+    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
+  }
+  return req.endpoint
+}
+
+function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
+  const endpoint = endpointOf(req)
+  const payload = endpoint === 'embeddings' ? jinaEmbeddingsBody(req) : requestPayload(req)
+  return {
+    method: 'POST',
+    url: openAIUrl(resolveBaseUrl(channel, JINA_BASE_URL), endpoint),
+    headers: { ...bearerHeaders(channel), 'Content-Type': payload.contentType },
+    body: payload.body
+  }
+}
+
+/** Rerank answers (`{model, usage: {total_tokens}, results: [{index, relevance_score, document?}]}`) go through unchanged. */
+const convertRerank = usageConverter((json) => readUsage(json.usage))
+
+function convertResponse (_channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
+  return endpointOf(req) === 'embeddings' ? convertFloatEmbeddings(req, status, contentType, body) : convertRerank(req, status, contentType, body)
+}
+
+/** A rerank of one document for rerankers, else an embedding of one word: the cheapest proof that the channel serves `model`. */
+export function jinaTestRequest (model: string): RelayRequest {
+  const base = { format: 'openai', model, stream: false } as const
+  if (/rerank/i.test(model)) return { ...base, endpoint: 'rerank', body: { model, query: 'hi', documents: ['hi'], top_n: 1 } }
+  return { ...base, endpoint: 'embeddings', body: { model, input: ['hi'] } }
+}
+
+/**
+ * Type 38: Jina AI's embeddings and reranking API (api.jina.ai, Bearer key). No chat.
+ * Embeddings keep Jina's own fields (task, dimensions, late_chunking, ...) and answer in
+ * OpenAI's shape, base64 vectors included; reranking answers in Jina's shape, which is the
+ * gateway's. Usage is Jina's token count.
+ */
+export const jina: ProviderAdaptor = Object.freeze({
+  type: 38,
+  name: NAME,
+  defaultBaseUrl: JINA_BASE_URL,
+  defaultModels: Object.freeze([...JINA_MODELS]),
+  supports,
+  buildRequest,
+  convertResponse,
+  // Jina does not stream; a stream flag on an embeddings body changes nothing.
+  createStream: () => createOpenAIStream(),
+  classifyFailure: classifyJinaFailure,
+  listModelsRequest: () => undefined,
+  parseModels: parseOpenAIModels,
+  testRequest: (_channel: ChannelConfig, model: string) => jinaTestRequest(model)
+} satisfies ProviderAdaptor)
