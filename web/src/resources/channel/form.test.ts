@@ -1,6 +1,7 @@
 import type { ChannelDetail } from '@modelgate/contracts'
 import t from 'tap'
-import { bodyOf, emptyForm, formOf, isMultiKey, keyLines, mappingJson, relatedModels, tagBodyOf, tagFormOf, validate, validateTag, validHeaderOverride } from './form.ts'
+import { bodyOf, emptyForm, formOf, isMultiKey, KEY_HINT_TYPES, keyLines, mappingJson, otherKind, relatedModels, tagBodyOf, tagFormOf, validate, validateTag, validHeaderOverride } from './form.ts'
+import catalogue from './i18n.ts'
 
 const valid = () => ({ ...emptyForm(), name: 'main', key: 'sk-a', models: ['gpt-4o'] })
 
@@ -137,4 +138,16 @@ t.test('the multi-key mode matters only for several keys in one channel', async 
   t.ok(isMultiKey({ key: ' ', batch: false, storedKeyCount: 3 }), 'an edit keeping the stored keys')
   t.notOk(isMultiKey({ key: 'sk-new', batch: false, storedKeyCount: 3 }), 'a new single key replaces them')
   t.notOk(isMultiKey({ key: '{"type": "service_account",\n "k": "v"}', batch: false, storedKeyCount: 0 }), 'a JSON key is one key')
+})
+
+t.test('types whose key or extra field is their own get a field and a hint in both languages', async (t) => {
+  t.equal(otherKind(33), 'awsRegion')
+  t.equal(otherKind(23), 'tencentRegion')
+  t.equal(otherKind(37), 'difyMode')
+  t.equal(otherKind(21), 'knowledgeBase')
+  t.equal(otherKind(39), 'accountId')
+  t.equal(otherKind(1), undefined)
+  const hints = [catalogue.en.form.keyHint, catalogue.zh.form.keyHint] as Array<Record<string, string>>
+  for (const type of KEY_HINT_TYPES) for (const hint of hints) t.ok((hint[`t${type}`] ?? '').length > 10, `type ${type} has a key hint`)
+  t.same(Object.keys(hints[0] ?? {}).sort(), KEY_HINT_TYPES.map((type) => `t${type}`).sort(), 'no hint for a type the drawer does not ask for')
 })
