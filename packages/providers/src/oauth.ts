@@ -173,8 +173,9 @@ export async function postRefresh (channel: ChannelConfig, url: string, body: Re
 const MAX_ROTATED = 4096
 /**
  * The newest refresh token of each account whose endpoint rotated it, by a hash of the scope and
- * the refresh token the channel holds. Providers invalidate a refresh token once it is used, and
- * adaptors cannot write the channel back: the rotated token lives here, in this process only.
+ * the refresh token the channel holds, for channels without a shared store (ChannelConfig
+ * credentials: unit tests, a process alone). Providers invalidate a refresh token once it is
+ * used: the rotated token lives here, in this process only.
  */
 const rotated = new Map<string, string>()
 
@@ -196,7 +197,7 @@ interface Pair {
 }
 
 /** How long a renewal may hold the lock: the token request's timeout (30 s) and the writes after it. */
-export const RENEWAL_LOCK_TTL_MS = 45_000
+const RENEWAL_LOCK_TTL_MS = 45_000
 /** How long a request waits for a renewal another process is making before it gives up (a `retry`). */
 const RENEWAL_WAIT_MS = 35_000
 /** How often a waiting request looks at the store. */

@@ -1,11 +1,18 @@
 // OpenAI's chat and embeddings answers, written by the adaptors of native protocols that report
-// their answers in shapes of their own (Alibaba DashScope, iFlytek Spark, Tencent Hunyuan).
-import type { StreamConverter, Usage } from './adaptor.js'
-import type { JsonRecord } from './json.js'
+// their answers in shapes of their own (Alibaba DashScope, iFlytek Spark, Tencent Hunyuan, Dify,
+// AIProxy's library, ...).
+import type { Usage } from './adaptor.js'
+import { isRecord, type JsonRecord } from './json.js'
+import { openAIErrorBody } from './openai-compatible/errors.js'
+import { outbox, type KeptText } from './stream-converter.js'
 import { textKeeper } from './text-keeper.js'
 
-const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
+
+/** OpenAI's error envelope (type `upstream_error`) as one stream event (the OpenAI SDKs raise it as an API error). */
+export function errorChunk (message: string, code: string | null): string {
+  return `data: ${openAIErrorBody(message, 'upstream_error', code)}\n\n`
+}
 
 /**
  * OpenAI's `usage` object of `usage`: the cached prompt tokens under `prompt_tokens_details` when
@@ -34,11 +41,15 @@ export interface OpenAIToolCall {
 export interface ChatAnswer {
   id: string
   model: string
+  /** Unix seconds (now by default). */
+  created?: number
   content: string
   reasoning?: string
   toolCalls?: OpenAIToolCall[]
   finishReason: string
   usage?: JsonRecord
+  /** Fields of the upstream's beside OpenAI's (after `choices`). */
+  extra?: JsonRecord
 }
 
 /**
@@ -53,9 +64,10 @@ export function chatCompletion (answer: ChatAnswer): string {
   const out: Record<string, unknown> = {
     id: answer.id,
     object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
+    created: answer.created ?? Math.floor(Date.now() / 1000),
     model: answer.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }]
+    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+    ...answer.extra
   }
   if (answer.usage !== undefined) out.usage = answer.usage
   return JSON.stringify(out)
@@ -73,34 +85,40 @@ export interface ToolCallPiece {
  * first delta, content, `reasoning_content` and tool call deltas, then the finish reason, a usage
  * chunk and `data: [DONE]`. Tool calls are told apart by a key of the upstream's (its call id or
  * index) and numbered in the order they start; each one's first delta carries its id (the
- * upstream's, else `call_<n>`), type and name. Keeps only the calls' keys and the text not taken.
+ * upstream's, else `call_<n>`), type and name. Keeps only the calls' keys and the text not taken
+ * (its converter's one keeper of text: see {@link ChatChunkWriter.text}).
  */
 export interface ChatChunkWriter {
   /** The chunks' id and model (used from the next chunk on). */
   head: (id: string, model: string) => void
   /** Whether a chunk has been written (after which the answer can no longer be retried). */
   started: () => boolean
-  content: (text: string) => void
+  /** Content; `counted: false` for text the model did not write (references the adaptor appends). */
+  content: (text: string, counted?: boolean) => void
   reasoning: (text: string) => void
   toolCall: (key: string, piece: ToolCallPiece) => void
   /** How many tool calls started. */
   toolCalls: () => number
   /** The finish reason, the usage (when known) and `[DONE]`: the stream is finished. */
   finish: (reason: string, usage: JsonRecord | undefined) => void
-  /** An OpenAI error event (the upstream failed mid-answer); the stream is not finished. */
+  /**
+   * An OpenAI error event (the upstream failed mid-answer, or refused the request: callers that
+   * want a retry elsewhere check started() first); the stream is not finished.
+   */
   error: (message: string, code: string) => void
   finished: () => boolean
   /** The bytes written since the last call. */
   flush: () => Buffer
-  takeText: StreamConverter['takeText']
-  untakenBytes: StreamConverter['untakenBytes']
+  /** The text written (content, reasoning, tool call arguments) and not yet taken. */
+  text: KeptText
 }
 
-export function chatChunkWriter (model: string): ChatChunkWriter {
-  let head = { id: 'chatcmpl-', model }
+/** `id` is the chunks' id until head() names another. */
+export function chatChunkWriter (model: string, id = 'chatcmpl-'): ChatChunkWriter {
+  let head = { id, model }
   /** `{"id":…,"object":"chat.completion.chunk","created":…,"model":…` without its closing brace. */
   let prefix: string | undefined
-  let out: string[] = []
+  const out = outbox()
   let done = false
   const calls = new Map<string, number>()
   const text = textKeeper()
@@ -118,10 +136,10 @@ export function chatChunkWriter (model: string): ChatChunkWriter {
       if (prefix === undefined) head = { id, model: name }
     },
     started: () => prefix !== undefined,
-    content: (value) => {
+    content: (value, counted = true) => {
       if (value === '' || done) return
       chunk({ content: value })
-      text.keep(value)
+      if (counted) text.keep(value)
     },
     reasoning: (value) => {
       if (value === '' || done) return
@@ -152,17 +170,11 @@ export function chatChunkWriter (model: string): ChatChunkWriter {
     },
     error: (message, code) => {
       if (done) return
-      out.push(`data: ${JSON.stringify({ error: { message, type: 'upstream_error', param: null, code } })}\n\n`)
+      out.push(errorChunk(message, code))
     },
     finished: () => done,
-    flush: () => {
-      if (out.length === 0) return EMPTY
-      const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-      out = []
-      return bytes
-    },
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes()
+    flush: out.flush,
+    text
   }
 }
 
@@ -171,16 +183,25 @@ export function chatChunkWriter (model: string): ChatChunkWriter {
  * (`encoding_format: 'base64'`, what the official SDKs ask for by default) as the base64 of the
  * little-endian float32 values; usage with the prompt tokens only.
  */
-export function embeddingsAnswer (vectors: readonly (readonly number[])[], model: string, promptTokens: number | undefined, encodingFormat: unknown): string {
+export function embeddingsAnswer (vectors: readonly unknown[], model: string, promptTokens: number | undefined, encodingFormat: unknown): string {
   const base64 = encodingFormat === 'base64'
-  const data = vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector }))
+  const data = vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 && Array.isArray(vector) ? float32Base64(vector) : vector }))
   const out: Record<string, unknown> = { object: 'list', data, model }
   if (promptTokens !== undefined) out.usage = { prompt_tokens: promptTokens, total_tokens: promptTokens }
   return JSON.stringify(out)
 }
 
-function float32Base64 (vector: readonly number[]): string {
+/**
+ * A vector as OpenAI's `encoding_format: 'base64'` sends it: the little-endian float32 bytes,
+ * base64-encoded (the OpenAI SDKs decode it); a value that is not a number counts as 0.
+ */
+export function float32Base64 (vector: readonly unknown[]): string {
   const bytes = Buffer.alloc(vector.length * 4)
-  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4))
+  vector.forEach((value, i) => bytes.writeFloatLE(typeof value === 'number' ? value : 0, i * 4))
   return bytes.toString('base64')
+}
+
+/** The `data` items of an OpenAI embeddings list with their float `embedding` arrays as base64 (float32Base64). */
+export function base64Embeddings (data: readonly unknown[]): unknown[] {
+  return data.map((item) => (isRecord(item) && Array.isArray(item.embedding) ? { ...item, embedding: float32Base64(item.embedding) } : item))
 }

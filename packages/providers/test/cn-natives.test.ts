@@ -31,7 +31,7 @@ t.test('the chunk writer: role first, tool calls numbered by key, one finish', a
   t.equal(summary.finish, 'tool_calls')
   t.same(summary.usage, { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 })
   t.ok(summary.done)
-  t.equal(out.takeText(), '{"x":1}')
+  t.equal(out.text.take(), '{"x":1}')
 })
 
 t.test('usage and embeddings shapes', async (t) => {

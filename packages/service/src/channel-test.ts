@@ -8,7 +8,7 @@ import {
   setChannelKeyStatus,
   setChannelStatusAutomatically
 } from '@modelgate/db'
-import { adaptorFor, testChannel } from '@modelgate/providers'
+import { adaptorFor, type CredentialStore, testChannel } from '@modelgate/providers'
 import { channelKeys, channelOverrides, keyFingerprint, parseJsonObject } from './channels.js'
 import type { SecretBox } from './crypto.js'
 
@@ -20,6 +20,8 @@ export interface ChannelTestDeps {
   options: OptionValues
   /** Announces a status change to the gateways. */
   publish: (change: ConfigChange) => Promise<void>
+  /** Where renewed OAuth credentials are shared with the gateways (redisCredentialStore); absent: kept in this process. */
+  credentials?: CredentialStore
 }
 
 /** Why a channel could not be tested at all (nothing was sent). */
@@ -134,7 +136,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
       organization: channel.openai_organization,
       setting: parseJsonObject(channel.setting),
       proxyUrl: channel.proxy_url.trim(),
-      ...overrides
+      ...overrides,
+      ...(deps.credentials === undefined ? {} : { credentials: deps.credentials })
     }, upstreamModel, timeoutMs)
     const slow = thresholdMs > 0 && result.ms > thresholdMs
     const message = result.ok && slow ? `response time ${result.ms} ms exceeds ${thresholdMs} ms` : result.message

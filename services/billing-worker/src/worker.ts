@@ -61,7 +61,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
       case logRetentionJob.name:
         return await runLogRetention({ db: app.db, options })
       case channelTestsJob.name:
-        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options })
+        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options, log: app.log })
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }

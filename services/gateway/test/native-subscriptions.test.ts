@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import t, { type Test } from 'tap'
-import { buildGateway, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+import { clearTokenCache } from '@modelgate/providers'
+import { Redis } from 'ioredis'
+import { box, buildGateway, reload, secondGateway, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
 
 const PREFIX = "You are Claude Code, Anthropic's official CLI for Claude."
 const CLAIM = 'https://api.openai.com/auth'
@@ -232,4 +234,57 @@ t.test('a Codex channel: chat clients converted, Responses clients served native
     t.match(e, { channel_id: ch.id, model_name: 'gpt-5.4', prompt_tokens: 40, cached_tokens: 16, completion_tokens: 9, usage_source: 'upstream', outcome: 'success' })
   }
   t.equal(events.filter((e) => e.is_stream).length, 3, 'three of them streamed')
+})
+
+t.test('two gateways on one Redis renew a Claude Code token once, write the new pair back, and a restarted gateway goes on without renewing', async (t) => {
+  const { app, url, env } = await buildGateway(t)
+  const other = await secondGateway(t, env)
+  const upstream = await fakeSubscriptions(t)
+  const user = await seedUser(app.db)
+  const { key } = await seedToken(app.db, user.id)
+  const credentials = { accessToken: 'sk-ant-oat01-old', refreshToken: 'sk-ant-ort01-gw', expiresAt: Date.now() - 60_000, scopes: ['user:inference'], subscriptionType: 'max' }
+  const ch = await seedChannel(app.db, { type: 44, baseUrl: upstream.url, key: JSON.stringify({ claudeAiOauth: credentials }), models: ['claude-sonnet-4-6'] })
+  await app.db.updateTable('channels').set({ setting: JSON.stringify({ token_url: `${upstream.url}/v1/oauth/token` }) }).where('id', '=', ch.id).execute()
+  await reload(app)
+  await reload(other.app)
+  t.teardown(clearTokenCache)
+
+  const ask = async (base: string) => {
+    const anthropic = new Anthropic({ apiKey: key, baseURL: base, maxRetries: 0 })
+    return await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+  }
+  const answers = await Promise.all([url, other.url, url, other.url, url, other.url].map(ask))
+  t.ok(answers.every((m) => m.content[0]?.type === 'text'), 'every request answered')
+  t.same(upstream.refreshes, ['sk-ant-ort01-gw'], 'one renewal for both gateways')
+  t.ok(upstream.requests.every((r) => r.headers.authorization === 'Bearer sk-ant-oat01-fresh-1'), 'both send the renewed token')
+
+  // The row holds the new pair, sealed, in the CLI file's form, and both gateways reloaded it.
+  const row = await app.db.selectFrom('channels').select(['key', 'status']).where('id', '=', ch.id).executeTakeFirstOrThrow()
+  const stored = JSON.parse(box.open(row.key)) as { claudeAiOauth: Record<string, unknown> }
+  t.match(stored.claudeAiOauth, { accessToken: 'sk-ant-oat01-fresh-1', refreshToken: 'sk-ant-ort01-next-1', scopes: ['user:inference'], subscriptionType: 'max' })
+  t.ok(Number(stored.claudeAiOauth.expiresAt) > Date.now() + 7 * 3600_000, 'the grant\'s expiry, in milliseconds')
+  t.equal(row.status, 1)
+  for (const gw of [app, other.app]) {
+    const deadline = Date.now() + 10_000
+    while (!(gw.relayState.channels.get(ch.id)?.keys[0]?.key.includes('sk-ant-ort01-next-1') ?? false) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    t.match(gw.relayState.channels.get(ch.id)?.keys[0]?.key, /sk-ant-ort01-next-1/, 'the change was announced and reloaded')
+  }
+
+  // Store ids are hashes under the deployment's prefix, never the refresh token.
+  const raw = new Redis(env.REDIS_URL!, { lazyConnect: true })
+  t.teardown(() => raw.disconnect())
+  const ids = await raw.keys(`${env.REDIS_KEY_PREFIX!}oauth:credential:*`)
+  t.equal(ids.length, 2, 'the spent refresh token\'s entry and the new one\'s')
+  t.notOk(ids.some((id) => id.includes('ort01')))
+  const values = await Promise.all(ids.map(async (id) => await raw.get(id)))
+  t.ok(values.every((v) => v !== null && !v.includes('ort01') && JSON.parse(box.open(v)).refresh_token === 'sk-ant-ort01-next-1'), 'values sealed like channel keys')
+
+  // A restart: the first gateway goes, a new one (its memory empty) loads the row.
+  await app.close()
+  clearTokenCache()
+  const restarted = await secondGateway(t, env)
+  await ask(restarted.url)
+  await ask(other.url)
+  t.same(upstream.refreshes, ['sk-ant-ort01-gw'], 'no refresh token used again')
+  t.equal(upstream.requests.at(-1)?.headers.authorization, 'Bearer sk-ant-oat01-fresh-1')
 })

@@ -227,8 +227,8 @@ t.test('the official client talks to OpenAI through the gateway; each response.d
     request_id: /\.2$/, outcome: 'success', prompt_tokens: 240, completion_tokens: 110, cached_tokens: 128, reserved: 500,
     // cached audio is billed as cached: 100 fresh audio tokens of 200
     audio_prompt_tokens: 100, audio_completion_tokens: 100,
-    // (12 text + 128 cached + 100*8 + 10*4 + 100*8*2) * 2.5
-    quota: 6450
+    // (12 text + 128 cached at CacheRatio 0.5 + 100*8 + 10*4 + 100*8*2) * 2.5
+    quota: 6290
   })
   t.equal(first!.request_id.split('.')[0], second!.request_id.split('.')[0], 'both events name the session')
   t.not(first!.request_id, second!.request_id)

@@ -302,3 +302,28 @@ export async function pruneChannelKeyStates (db: Db, id: number, fingerprints: r
     .returning('key_states').executeTakeFirst()
   return row?.key_states
 }
+
+/**
+ * Replaces a channel's credentials with renewed ones (OAuth tokens a provider rotated), in one
+ * statement and only while the key and setting are still `from` (an admin's edit meanwhile wins):
+ * `key` sealed, `setting` as JSON text, either absent when it stays. A key state follows its key
+ * to the new fingerprint (`moved`: [old, new] pairs). False when the row changed or is gone.
+ */
+export async function replaceChannelCredentials (
+  db: Db,
+  change: { id: number, from: Pick<Channel, 'key' | 'setting'>, key?: string, setting?: string, moved?: ReadonlyArray<readonly [string, string]> }
+): Promise<boolean> {
+  let states = sql<Channel['key_states']>`key_states`
+  for (const [from, to] of change.moved ?? []) {
+    states = sql<Channel['key_states']>`(case when ${states} -> ${from}::text is null then ${states} else (${states} - ${from}::text) || jsonb_build_object(${to}::text, ${states} -> ${from}::text) end)`
+  }
+  const row = await db.updateTable('channels')
+    .set({
+      ...(change.key === undefined ? {} : { key: change.key }),
+      ...(change.setting === undefined ? {} : { setting: change.setting }),
+      ...(change.moved === undefined || change.moved.length === 0 ? {} : { key_states: states })
+    })
+    .where('id', '=', change.id).where('key', '=', change.from.key).where('setting', '=', change.from.setting)
+    .returning('id').executeTakeFirst()
+  return row !== undefined
+}

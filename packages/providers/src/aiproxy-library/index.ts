@@ -1,8 +1,9 @@
-import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
 import { foldedQuery } from '../dify/index.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
 import { list } from '../json.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { AIPROXY_BASE_URL, libraryAskUrl, libraryHeaders, libraryKey } from './api.js'
 import { classifyLibraryFailure } from './errors.js'
 import { convertLibraryResponse } from './response.js'
@@ -10,16 +11,7 @@ import { createLibraryStream } from './stream.js'
 
 const NAME = 'AI Proxy (knowledge base)'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)
@@ -48,11 +40,5 @@ export const aiProxyLibrary: ProviderAdaptor = Object.freeze({
   classifyFailure: classifyLibraryFailure,
   listModelsRequest: () => undefined,
   parseModels: () => [],
-  testRequest: (_channel: ChannelConfig, model: string): RelayRequest => ({
-    endpoint: 'chat',
-    format: 'openai',
-    model,
-    stream: false,
-    body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }
-  })
+  testRequest: (_channel: ChannelConfig, model: string) => chatTestRequest(model)
 } satisfies ProviderAdaptor)

@@ -1,6 +1,7 @@
 import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { chatCompletion, errorBody } from '../dify/index.js'
 import { isRecord, list, parseJson, str, type JsonRecord } from '../json.js'
+import { openAIErrorBody } from '../openai-compatible/errors.js'
+import { chatCompletion } from '../openai-shapes.js'
 
 /** A library answer that reports a failure: `success: false`, or a non-zero `errCode`. */
 export function libraryError (json: JsonRecord): { code: string, message: string } | undefined {
@@ -40,13 +41,13 @@ export function convertLibraryResponse (req: RelayRequest, status: number, conte
   const json = parseJson(body.toString('utf8'))
   if (!isRecord(json)) return { status, contentType: contentType || 'application/json', body }
   const error = libraryError(json)
-  if (error !== undefined) return { status: 502, contentType: 'application/json', body: errorBody(error.message, error.code) }
+  if (error !== undefined) return { status: 502, contentType: 'application/json', body: openAIErrorBody(error.message, 'upstream_error', error.code) }
   const answer = str(json.answer)
   if (answer === undefined) return { status, contentType: contentType || 'application/json', body }
   return {
     status: 200,
     contentType: 'application/json',
-    body: chatCompletion({ id: 'aiproxy', model: req.model, content: answer + referencesText(json.documents), finish: 'stop' }),
+    body: chatCompletion({ id: 'chatcmpl-aiproxy', model: req.model, content: answer + referencesText(json.documents), finishReason: 'stop' }),
     text: answer
   }
 }

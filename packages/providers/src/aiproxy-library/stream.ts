@@ -1,8 +1,8 @@
 import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { chunkWriter } from '../dify/index.js'
 import { isRecord, parseJson, str } from '../json.js'
-import { textKeeper } from '../text-keeper.js'
+import { chatChunkWriter } from '../openai-shapes.js'
+import { streamConverter } from '../stream-converter.js'
 import { libraryError, referencesText } from './response.js'
 
 /**
@@ -13,20 +13,17 @@ import { libraryError, referencesText } from './response.js'
  * dropped so the relay can try another channel; after text it becomes an OpenAI error chunk.
  */
 export function createLibraryStream (req: RelayRequest): StreamConverter {
-  const writer = chunkWriter(req.model, 'aiproxy')
-  const text = textKeeper()
+  const writer = chatChunkWriter(req.model, 'chatcmpl-aiproxy')
   let documents: unknown
-  let done = false
   let failed = false
 
   function finish (): void {
-    writer.content(referencesText(documents))
+    writer.content(referencesText(documents), false)
     writer.finish('stop', undefined)
-    done = true
   }
 
   const reader = sseReader((event) => {
-    if (done || failed) return
+    if (writer.finished() || failed) return
     const data = event.data.toString('utf8')
     if (data.trim() === '[DONE]') {
       finish()
@@ -36,29 +33,14 @@ export function createLibraryStream (req: RelayRequest): StreamConverter {
     if (!isRecord(json)) return
     const error = libraryError(json)
     if (error !== undefined) {
-      writer.error(error.message, error.code)
+      if (writer.started()) writer.error(error.message, error.code)
       failed = true
       return
     }
     if (Array.isArray(json.documents)) documents = json.documents
-    const content = str(json.content) ?? ''
-    writer.content(content)
-    text.keep(content)
+    writer.content(str(json.content) ?? '')
     if (json.finish === true) finish()
   })
 
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return writer.flush()
-    },
-    end: () => {
-      reader.end()
-      return writer.flush()
-    },
-    usage: () => undefined,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: writer.flush, usage: () => undefined, finished: writer.finished, text: writer.text })
 }

@@ -1,7 +1,7 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
+import { servesOnly } from '../served.js'
 import { DASHSCOPE_BASE_URL, DASHSCOPE_EMBEDDINGS_PATH, DASHSCOPE_MODELS_PATH, DASHSCOPE_MULTIMODAL_PATH, DASHSCOPE_TEXT_PATH, dashscopeHeaders, dashscopeUrl } from './api.js'
 import { classifyDashScopeFailure } from './errors.js'
 import { DASHSCOPE_MODELS, dashscopeTestRequest } from './models.js'
@@ -15,16 +15,7 @@ export { convertDashScopeChat, convertDashScopeEmbeddings, dashscopeUsage, readD
 
 const NAME = 'Alibaba'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return format === 'openai' && (endpoint === 'chat' || endpoint === 'embeddings')
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat', 'embeddings'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

@@ -1,4 +1,5 @@
 import type { RelayRequest } from '../adaptor.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
 
 /**
  * Models offered when a channel is created: the current Qwen text models (Qwen3-Max, Max, Plus,
@@ -23,5 +24,5 @@ export const DASHSCOPE_MODELS: readonly string[] = [
 export function dashscopeTestRequest (model: string): RelayRequest {
   const base = { format: 'openai', model, stream: false } as const
   if (/embedding/i.test(model)) return { ...base, endpoint: 'embeddings', body: { model, input: 'hi' } }
-  return { ...base, endpoint: 'chat', body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 } }
+  return chatTestRequest(model)
 }

@@ -2,6 +2,7 @@ import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { chatChunkWriter } from '../openai-shapes.js'
+import { streamConverter } from '../stream-converter.js'
 import { classifyDashScopeFailure } from './errors.js'
 import { dashscopeFinishReason, dashscopeOpenAIUsage, dashscopeUsage, readDashScopeTokens, type DashScopeTokens } from './response.js'
 
@@ -63,18 +64,5 @@ export function createDashScopeChatStream (req: RelayRequest): StreamConverter {
     if (isRecord(json)) result(json)
   })
 
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return out.flush()
-    },
-    end: () => {
-      reader.end()
-      return out.flush()
-    },
-    usage: () => (out.finished() ? dashscopeUsage(tokens) : undefined),
-    takeText: out.takeText,
-    untakenBytes: out.untakenBytes,
-    finished: out.finished
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (out.finished() ? dashscopeUsage(tokens) : undefined), finished: out.finished, text: out.text })
 }

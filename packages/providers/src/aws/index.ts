@@ -1,6 +1,6 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { CLAUDE_MODELS, claudeTestRequest, convertClaudeChat, convertClaudePassThrough } from '../claude/index.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { servesOnly } from '../served.js'
 import { awsCredentials, BEDROCK_MODELS_PATH, BEDROCK_RUNTIME_BASE_URL, controlBase, invokeUrl, runtimeBase, signAws } from './api.js'
 import { classifyBedrockFailure } from './errors.js'
 import { bedrockModelId, parseBedrockModels } from './models.js'
@@ -15,16 +15,7 @@ export { classifyBedrockFailure } from './errors.js'
 
 const NAME = 'AWS Claude'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'messages' && format === 'anthropic')
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'], anthropic: ['messages'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

@@ -3,6 +3,7 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { claudeChatEvents, claudeUsage, createClaudePassThroughStream, readClaudeTokens, type ClaudeTokens } from '../claude/index.js'
 import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import { streamConverter } from '../stream-converter.js'
 
 /** Content type of Bedrock's streamed answers (AWS event stream binary framing). */
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream'
@@ -158,20 +159,7 @@ export function createBedrockChatStream (req: RelayRequest): StreamConverter {
     },
     exception: (code, message) => { events.event({ type: 'error', error: { type: code, message } }) }
   })
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return events.flush()
-    },
-    end: () => {
-      reader.end()
-      return events.flush()
-    },
-    usage: events.usage,
-    takeText: events.takeText,
-    untakenBytes: events.untakenBytes,
-    finished: events.finished
-  }
+  return streamConverter(reader, events)
 }
 
 /** Anthropic's error type for a Bedrock stream exception. */
@@ -218,18 +206,10 @@ export function createBedrockPassThroughStream (): StreamConverter {
     sent = true
     return bytes
   }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
+  return streamConverter(reader, {
+    flush,
     usage: (): Usage | undefined => inner.usage() ?? (inner.finished() ? claudeUsage(fallback) : undefined),
-    takeText: inner.takeText,
-    untakenBytes: inner.untakenBytes,
-    finished: inner.finished
-  }
+    finished: inner.finished,
+    text: { take: inner.takeText, bytes: inner.untakenBytes }
+  })
 }

@@ -1,5 +1,6 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { authorizeBaidu, BAIDU_BASE_URL, baiduUrl, isBaiduEmbeddingModel } from './api.js'
 import { classifyBaiduFailure } from './errors.js'
 import { baiduEmbeddingsBody, ernieChatBody } from './request.js'
@@ -8,7 +9,6 @@ import { createErnieStream } from './stream.js'
 
 export { BAIDU_BASE_URL, baiduCredentials, isBaiduEmbeddingModel } from './api.js'
 export { baiduError, baiduFailure, classifyBaiduFailure } from './errors.js'
-export { base64Vector } from './response.js'
 
 const NAME = 'Baidu'
 
@@ -35,26 +35,16 @@ export const BAIDU_MODELS: readonly string[] = [
   'tao-8k'
 ]
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return format === 'openai' && (endpoint === 'chat' || endpoint === 'embeddings')
-}
-
-function checked (req: RelayRequest): 'chat' | 'embeddings' {
-  const endpoint = req.endpoint
-  if (req.format !== 'openai' || (endpoint !== 'chat' && endpoint !== 'embeddings')) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${endpoint} to ${req.format} clients`)
-  }
-  return endpoint
-}
+const { supports, checked, endpointOf } = servesOnly(NAME, { openai: ['chat', 'embeddings'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
-  const endpoint = checked(req)
+  const endpoint = endpointOf(req)
   const body = endpoint === 'chat' ? ernieChatBody(req) : baiduEmbeddingsBody(req)
   return { method: 'POST', url: baiduUrl(channel, endpoint, req.model), headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
 }
 
 function convertResponse (channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
-  return checked(req) === 'chat'
+  return endpointOf(req) === 'chat'
     ? convertErnieChat(channel, req, status, contentType, body)
     : convertBaiduEmbeddings(channel, req, status, contentType, body)
 }
@@ -86,5 +76,5 @@ export const baidu: ProviderAdaptor = Object.freeze({
   parseModels: () => [],
   testRequest: (_channel: ChannelConfig, model: string): RelayRequest => isBaiduEmbeddingModel(model)
     ? { endpoint: 'embeddings', format: 'openai', model, stream: false, body: { model, input: ['hi'] } }
-    : { endpoint: 'chat', format: 'openai', model, stream: false, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 } }
+    : chatTestRequest(model)
 } satisfies ProviderAdaptor)

@@ -1,5 +1,6 @@
 import type { ChannelConfig, ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { chatCompletion, float32Base64, openAIUsageOf, type OpenAIToolCall } from '../openai-shapes.js'
 import { baiduError, baiduFailure } from './errors.js'
 
 /** ERNIE's `usage` as Usage (ERNIE reports no cached tokens); undefined without counts. */
@@ -9,11 +10,6 @@ export function ernieUsage (value: unknown): Usage | undefined {
   const completion = num(value.completion_tokens)
   if (prompt === undefined && completion === undefined) return undefined
   return { promptTokens: prompt ?? 0, completionTokens: completion ?? 0 }
-}
-
-/** OpenAI's usage object of a Usage. */
-export function openAIUsageOf (usage: Usage): JsonRecord {
-  return { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens }
 }
 
 /**
@@ -30,7 +26,7 @@ export function ernieFinishReason (json: JsonRecord, called: boolean): string {
 }
 
 /** ERNIE's `function_call` as an OpenAI tool call with id `call_1`. */
-export function ernieToolCall (value: unknown): JsonRecord | undefined {
+export function ernieToolCall (value: unknown): OpenAIToolCall | undefined {
   if (!isRecord(value)) return undefined
   const name = str(value.name)
   if (name === undefined || name === '') return undefined
@@ -60,28 +56,20 @@ export function convertErnieChat (channel: ChannelConfig, req: RelayRequest, sta
   }
   const text = str(json.result) ?? ''
   const call = ernieToolCall(json.function_call)
-  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && call !== undefined ? null : text }
-  if (call !== undefined) message.tool_calls = [call]
-  const answer: Record<string, unknown> = {
-    id: str(json.id) ?? 'chatcmpl-',
-    object: 'chat.completion',
-    created: num(json.created) ?? Math.floor(Date.now() / 1000),
-    model: req.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: ernieFinishReason(json, call !== undefined) }]
-  }
   const usage = ernieUsage(json.usage)
-  if (usage !== undefined) answer.usage = openAIUsageOf(usage)
-  const counted = text + (str(at(call, 'function', 'arguments')) ?? '')
-  const converted: ConvertedResponse = { status, contentType: 'application/json', body: JSON.stringify(answer), text: counted }
+  const answer = chatCompletion({
+    id: str(json.id) ?? 'chatcmpl-',
+    model: req.model,
+    ...(num(json.created) === undefined ? {} : { created: num(json.created) }),
+    content: text,
+    ...(call === undefined ? {} : { toolCalls: [call] }),
+    finishReason: ernieFinishReason(json, call !== undefined),
+    ...(usage === undefined ? {} : { usage: openAIUsageOf(usage) })
+  })
+  const counted = text + (call?.function.arguments ?? '')
+  const converted: ConvertedResponse = { status, contentType: 'application/json', body: answer, text: counted }
   if (usage !== undefined) converted.usage = usage
   return converted
-}
-
-/** A float vector as OpenAI's base64 encoding of embeddings (little-endian float32). */
-export function base64Vector (vector: readonly unknown[]): string {
-  const bytes = Buffer.alloc(vector.length * 4)
-  vector.forEach((value, i) => bytes.writeFloatLE(typeof value === 'number' ? value : 0, i * 4))
-  return bytes.toString('base64')
 }
 
 /**
@@ -97,7 +85,7 @@ export function convertBaiduEmbeddings (channel: ChannelConfig, req: RelayReques
   const base64 = req.body?.encoding_format === 'base64'
   const data = json.data.filter(isRecord).map((item, i) => {
     const vector = list(item.embedding)
-    return { object: 'embedding', index: num(item.index) ?? i, embedding: base64 ? base64Vector(vector) : vector }
+    return { object: 'embedding', index: num(item.index) ?? i, embedding: base64 ? float32Base64(vector) : vector }
   })
   const prompt = num(at(json.usage, 'prompt_tokens')) ?? num(at(json.usage, 'total_tokens'))
   const answer: Record<string, unknown> = { object: 'list', data, model: req.model }

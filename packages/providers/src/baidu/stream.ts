@@ -1,11 +1,12 @@
 import type { ChannelConfig, RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import { errorChunk, openAIUsageOf } from '../openai-shapes.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { baiduError, baiduFailure } from './errors.js'
-import { ernieFinishReason, ernieToolCall, ernieUsage, openAIUsageOf } from './response.js'
+import { ernieFinishReason, ernieToolCall, ernieUsage } from './response.js'
 
-const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
 
 /**
@@ -24,7 +25,7 @@ export function createErnieStream (channel: ChannelConfig, req: RelayRequest): S
   let usage: Usage | undefined
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function chunk (delta: JsonRecord, finish: string | null = null): void {
     out.push(`data: ${prefix ?? ''},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]}\n\n`)
@@ -35,7 +36,7 @@ export function createErnieStream (channel: ChannelConfig, req: RelayRequest): S
     const error = baiduError(json)
     if (error !== undefined) {
       const { failure } = baiduFailure(error, channel)
-      if (prefix !== undefined) out.push(`data: ${JSON.stringify({ error: { message: failure.message, type: 'upstream_error', param: null, code: failure.code ?? null } })}\n\n`)
+      if (prefix !== undefined) out.push(errorChunk(failure.message, failure.code ?? null))
       return
     }
     if (prefix === undefined) {
@@ -52,7 +53,7 @@ export function createErnieStream (channel: ChannelConfig, req: RelayRequest): S
     if (call !== undefined && !called) {
       called = true
       chunk({ tool_calls: [{ index: 0, ...call }] })
-      text.keep(isRecord(call.function) ? str(call.function.arguments) ?? '' : '')
+      text.keep(call.function.arguments)
     }
     usage = ernieUsage(json.usage) ?? usage
     if (json.is_end === true) {
@@ -64,24 +65,5 @@ export function createErnieStream (channel: ChannelConfig, req: RelayRequest): S
   }
 
   const reader = sseReader((sse) => event(parseJson(sse.data.toString('utf8'))))
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.join(''))
-    out = []
-    return bytes
-  }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => (done ? usage : undefined),
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (done ? usage : undefined), finished: () => done, text })
 }

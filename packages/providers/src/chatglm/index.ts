@@ -1,7 +1,7 @@
 import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest } from '../adaptor.js'
-import { base64Vector } from '../baidu/index.js'
 import { isRecord, parseJson } from '../json.js'
 import { openAICompatible, type UrlContext } from '../openai-compatible/index.js'
+import { base64Embeddings } from '../openai-shapes.js'
 import { authorizeZhipu, ZHIPU_BASE_URL, zhipuUrlFor } from './api.js'
 import { classifyZhipuFailure } from './errors.js'
 
@@ -19,7 +19,7 @@ export interface ZhipuOptions {
   adjust?: (req: RelayRequest) => RelayRequest
 }
 
-/** An embeddings request without `encoding_format`, which Zhipu does not take (base64 is made here, see base64Embeddings). */
+/** An embeddings request without `encoding_format`, which Zhipu does not take (base64 is made here, see encodedEmbeddings). */
 function withoutEncodingFormat (req: RelayRequest): RelayRequest {
   if (req.endpoint !== 'embeddings' || req.body?.encoding_format === undefined) return req
   const { encoding_format: _dropped, ...body } = req.body
@@ -30,12 +30,11 @@ function withoutEncodingFormat (req: RelayRequest): RelayRequest {
  * The embeddings answer with its vectors in OpenAI's base64 encoding when the client asked for it
  * (the OpenAI SDKs do by default, and decode what comes back); Zhipu answers floats.
  */
-function base64Embeddings (req: RelayRequest, converted: ConvertedResponse): ConvertedResponse {
+function encodedEmbeddings (req: RelayRequest, converted: ConvertedResponse): ConvertedResponse {
   if (req.endpoint !== 'embeddings' || req.body?.encoding_format !== 'base64') return converted
   const json = parseJson(Buffer.isBuffer(converted.body) ? converted.body.toString('utf8') : converted.body)
   if (!isRecord(json) || !Array.isArray(json.data)) return converted
-  const data = json.data.map((item: unknown) => isRecord(item) && Array.isArray(item.embedding) ? { ...item, embedding: base64Vector(item.embedding) } : item)
-  return { ...converted, contentType: 'application/json', body: JSON.stringify({ ...json, data }) }
+  return { ...converted, contentType: 'application/json', body: JSON.stringify({ ...json, data: base64Embeddings(json.data) }) }
 }
 
 /**
@@ -62,7 +61,7 @@ export function zhipuAdaptor (options: ZhipuOptions): ProviderAdaptor {
     supports: (endpoint: Endpoint, format: ClientFormat) => format === 'openai' && (options.endpoints as ReadonlySet<Endpoint>).has(endpoint),
     buildRequest: (channel: ChannelConfig, req: RelayRequest) => base.buildRequest(channel, adjust(withoutEncodingFormat(req))),
     convertResponse: (channel: ChannelConfig, req: RelayRequest, status: number, contentType: string, body: Buffer) =>
-      base64Embeddings(req, base.convertResponse(channel, req, status, contentType, body)),
+      encodedEmbeddings(req, base.convertResponse(channel, req, status, contentType, body)),
     authorize: authorizeZhipu,
     classifyFailure: classifyZhipuFailure
   } satisfies ProviderAdaptor)

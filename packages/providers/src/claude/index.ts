@@ -1,7 +1,7 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
+import { servesOnly } from '../served.js'
 import { CLAUDE_BASE_URL, CLAUDE_MESSAGES_PATH, CLAUDE_MODELS_PATH, claudeHeaders, claudeUrl } from './api.js'
 import { classifyClaudeFailure } from './errors.js'
 import { CLAUDE_MODELS, claudeTestRequest } from './models.js'
@@ -26,16 +26,7 @@ function passThrough (req: RelayRequest): boolean {
   return req.endpoint === 'messages' && req.format === 'anthropic'
 }
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'messages' && format === 'anthropic')
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'], anthropic: ['messages'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

@@ -1,7 +1,8 @@
 import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
 import { claudeUsage, finishReason, openAIUsage, readClaudeTokens, type ClaudeTokens } from './response.js'
-import { EMPTY, sseReader, type SseEvent } from './sse.js'
+import { sseReader, type SseEvent } from './sse.js'
+import { outbox, streamConverter, type KeptText } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 
 /** A tool_use block being streamed. */
@@ -22,8 +23,8 @@ export interface ClaudeEventConverter {
   /** The OpenAI bytes produced since the last call. */
   flush: () => Buffer
   usage: StreamConverter['usage']
-  takeText: StreamConverter['takeText']
-  untakenBytes: StreamConverter['untakenBytes']
+  /** The text written (content, thinking, tool input) and not yet taken. */
+  text: KeptText
   finished: StreamConverter['finished']
 }
 
@@ -49,7 +50,7 @@ export function claudeChatEvents (req: RelayRequest): ClaudeEventConverter {
   let usageFinal = false
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function setPrefix (id: string, model: string): void {
     const head = JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model })
@@ -164,15 +165,9 @@ export function claudeChatEvents (req: RelayRequest): ClaudeEventConverter {
 
   return {
     event,
-    flush: () => {
-      if (out.length === 0) return EMPTY
-      const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-      out = []
-      return bytes
-    },
+    flush: out.flush,
     usage: () => (usageFinal ? claudeUsage(tokens) : undefined),
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
+    text,
     finished: () => done
   }
 }
@@ -181,20 +176,7 @@ export function claudeChatEvents (req: RelayRequest): ClaudeEventConverter {
 export function createClaudeChatStream (req: RelayRequest): StreamConverter {
   const events = claudeChatEvents(req)
   const reader = sseReader((sse: SseEvent) => events.event(parseJson(sse.data.toString('utf8')), sse.name))
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return events.flush()
-    },
-    end: () => {
-      reader.end()
-      return events.flush()
-    },
-    usage: events.usage,
-    takeText: events.takeText,
-    untakenBytes: events.untakenBytes,
-    finished: events.finished
-  }
+  return streamConverter(reader, events)
 }
 
 /** Text of a content_block_delta event's data (text, thinking or tool input). */

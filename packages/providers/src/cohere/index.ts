@@ -1,8 +1,8 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { openAITestRequest } from '../openai-compatible/probe.js'
 import { createOpenAIStream } from '../openai-compatible/stream.js'
+import { servesOnly } from '../served.js'
 import { COHERE_BASE_URL, COHERE_MODELS_PATH, COHERE_PATHS, cohereHeaders, cohereUrl } from './api.js'
 import { classifyCohereFailure } from './errors.js'
 import { COHERE_MODELS, parseCohereModels } from './models.js'
@@ -21,17 +21,7 @@ const NAME = 'Cohere'
 
 type CohereEndpoint = keyof typeof COHERE_PATHS
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return format === 'openai' && Object.hasOwn(COHERE_PATHS, endpoint)
-}
-
-function endpointOf (req: RelayRequest): CohereEndpoint {
-  const endpoint = req.endpoint
-  if (req.format !== 'openai' || (endpoint !== 'chat' && endpoint !== 'embeddings' && endpoint !== 'rerank')) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${endpoint} to ${req.format} clients`)
-  }
-  return endpoint
-}
+const { supports, endpointOf } = servesOnly<CohereEndpoint>(NAME, { openai: ['chat', 'embeddings', 'rerank'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   const endpoint = endpointOf(req)

@@ -1,7 +1,7 @@
 import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
 import { openAIUsage } from '../claude/response.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { openAIEmbeddingList } from '../jina/embeddings.js'
+import { chatCompletion, embeddingsAnswer, type OpenAIToolCall } from '../openai-shapes.js'
 import { rerankDocuments } from './request.js'
 
 /** Cohere `finish_reason` to OpenAI `finish_reason`. */
@@ -35,7 +35,7 @@ export function cohereUsage (value: unknown): Usage | undefined {
 }
 
 /** An OpenAI tool call of a Cohere one (the same fields). */
-export function openAIToolCall (call: JsonRecord): JsonRecord {
+export function openAIToolCall (call: JsonRecord): OpenAIToolCall {
   const fn = isRecord(call.function) ? call.function : {}
   return { id: str(call.id) ?? '', type: 'function', function: { name: str(fn.name) ?? '', arguments: str(fn.arguments) ?? '' } }
 }
@@ -58,22 +58,20 @@ export function convertCohereChat (req: RelayRequest, status: number, contentTyp
   }
   const plan = str(json.message.tool_plan) ?? ''
   if (text === '') text = plan
-  const calls = list(json.message.tool_calls).filter(isRecord).map(openAIToolCall)
-  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text }
-  if (reasoning !== '') message.reasoning_content = reasoning
-  if (calls.length > 0) message.tool_calls = calls
+  const toolCalls = list(json.message.tool_calls).filter(isRecord).map(openAIToolCall)
   const usage = cohereUsage(json.usage)
-  const answer: Record<string, unknown> = {
+  const answer = chatCompletion({
     id: str(json.id) ?? '',
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
     model: req.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: cohereFinishReason(str(json.finish_reason)) }]
-  }
-  if (usage !== undefined) answer.usage = openAIUsage(usage)
+    content: text,
+    reasoning,
+    toolCalls,
+    finishReason: cohereFinishReason(str(json.finish_reason)),
+    ...(usage === undefined ? {} : { usage: openAIUsage(usage) })
+  })
   let counted = text + reasoning
-  for (const call of calls) counted += str(at(call, 'function', 'arguments')) ?? ''
-  const converted: ConvertedResponse = { status, contentType: 'application/json', body: JSON.stringify(answer), text: counted }
+  for (const call of toolCalls) counted += call.function.arguments
+  const converted: ConvertedResponse = { status, contentType: 'application/json', body: answer, text: counted }
   if (usage !== undefined) converted.usage = usage
   return converted
 }
@@ -90,7 +88,7 @@ export function convertCohereEmbed (req: RelayRequest, status: number, contentTy
   if (!isRecord(json) || !Array.isArray(vectors)) return { status, contentType: contentType || 'application/json', body }
   const input = num(at(json, 'meta', 'billed_units', 'input_tokens'))
   const usage: Usage | undefined = input === undefined ? undefined : { promptTokens: input, completionTokens: 0 }
-  const converted: ConvertedResponse = { status, contentType: 'application/json', body: JSON.stringify(openAIEmbeddingList(req, vectors, usage)) }
+  const converted: ConvertedResponse = { status, contentType: 'application/json', body: embeddingsAnswer(vectors, req.model, input, req.body?.encoding_format) }
   if (usage !== undefined) converted.usage = usage
   return converted
 }

@@ -1,7 +1,8 @@
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { openAIUsage } from '../claude/response.js'
-import { EMPTY, sseReader } from '../claude/sse.js'
+import { sseReader } from '../claude/sse.js'
 import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { cohereFinishReason, cohereUsage } from './response.js'
 
@@ -26,7 +27,7 @@ export function createCohereChatStream (req: RelayRequest): StreamConverter {
   let usage: Usage | undefined
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function setPrefix (id: string): void {
     prefix = JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: req.model }).slice(0, -1)
@@ -98,24 +99,5 @@ export function createCohereChatStream (req: RelayRequest): StreamConverter {
   }
 
   const reader = sseReader((sse) => event(parseJson(sse.data.toString('utf8')), sse.name))
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => usage, finished: () => done, text })
 }

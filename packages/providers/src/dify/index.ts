@@ -1,7 +1,8 @@
-import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
 import { bearerHeaders } from '../openai-compatible/index.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { DIFY_BASE_URL, difyOptions, difyUrl } from './api.js'
 import { classifyDifyFailure } from './errors.js'
 import { difyBody } from './request.js'
@@ -9,22 +10,12 @@ import { convertDifyResponse } from './response.js'
 import { createDifyStream } from './stream.js'
 
 // Building blocks for other adaptors of apps that take one query and stream text.
-export { chatCompletion, chunkWriter, errorBody, errorChunk, openAIUsageOf, type ChunkWriter } from './chunks.js'
 export { DIFY_BASE_URL, difyOptions, type DifyAppMode, type DifyOptions } from './api.js'
 export { foldedQuery, lastUserText } from './request.js'
 
 const NAME = 'Dify'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)
@@ -58,11 +49,5 @@ export const dify: ProviderAdaptor = Object.freeze({
   classifyFailure: classifyDifyFailure,
   listModelsRequest: () => undefined,
   parseModels: () => [],
-  testRequest: (_channel: ChannelConfig, model: string): RelayRequest => ({
-    endpoint: 'chat',
-    format: 'openai',
-    model,
-    stream: false,
-    body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }
-  })
+  testRequest: (_channel: ChannelConfig, model: string) => chatTestRequest(model)
 } satisfies ProviderAdaptor)

@@ -1,13 +1,14 @@
 import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import { openAIErrorBody } from '../openai-compatible/errors.js'
+import { chatCompletion, openAIUsageOf } from '../openai-shapes.js'
 import type { DifyOptions } from './api.js'
-import { chatCompletion, errorBody } from './chunks.js'
 import { difyEvents, difyUsage, outputsText } from './events.js'
 
 /** An upstream failure reported inside a 2xx answer, for the client in OpenAI's error envelope. */
 function failed (status: number, code: string, message: string): ConvertedResponse {
-  return { status: status >= 400 && status < 600 ? status : 502, contentType: 'application/json', body: errorBody(message, code) }
+  return { status: status >= 400 && status < 600 ? status : 502, contentType: 'application/json', body: openAIErrorBody(message, 'upstream_error', code) }
 }
 
 /** A whole answer read from Dify's events (agent apps stream even for non-streamed clients). */
@@ -35,7 +36,7 @@ function fromEvents (req: RelayRequest, options: DifyOptions, body: Buffer): Con
   const converted: ConvertedResponse = {
     status: 200,
     contentType: 'application/json',
-    body: chatCompletion({ id: id || 'dify', model: req.model, content, reasoning, finish, ...(usage === undefined ? {} : { usage }) }),
+    body: chatCompletion({ id: `chatcmpl-${id || 'dify'}`, model: req.model, content, reasoning, finishReason: finish, ...(usage === undefined ? {} : { usage: openAIUsageOf(usage) }) }),
     text: content + reasoning
   }
   if (usage !== undefined) converted.usage = usage
@@ -51,12 +52,12 @@ function fromMessage (req: RelayRequest, json: JsonRecord): ConvertedResponse {
     status: 200,
     contentType: 'application/json',
     body: chatCompletion({
-      id: str(json.message_id) ?? str(json.id) ?? 'dify',
+      id: `chatcmpl-${str(json.message_id) ?? str(json.id) ?? 'dify'}`,
       model: req.model,
       ...(num(json.created_at) === undefined ? {} : { created: num(json.created_at) }),
       content,
-      finish: 'stop',
-      ...(usage === undefined ? {} : { usage }),
+      finishReason: 'stop',
+      ...(usage === undefined ? {} : { usage: openAIUsageOf(usage) }),
       ...(conversation === undefined || conversation === '' ? {} : { extra: { conversation_id: conversation } })
     }),
     text: content
@@ -73,7 +74,7 @@ function fromWorkflow (req: RelayRequest, json: JsonRecord, data: JsonRecord): C
   return {
     status: 200,
     contentType: 'application/json',
-    body: chatCompletion({ id: str(json.workflow_run_id) ?? str(data.id) ?? 'dify', model: req.model, content, finish: 'stop' }),
+    body: chatCompletion({ id: `chatcmpl-${str(json.workflow_run_id) ?? str(data.id) ?? 'dify'}`, model: req.model, content, finishReason: 'stop' }),
     text: content
   }
 }

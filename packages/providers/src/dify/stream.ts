@@ -1,9 +1,9 @@
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { parseJson } from '../json.js'
-import { textKeeper } from '../text-keeper.js'
+import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
+import { streamConverter } from '../stream-converter.js'
 import type { DifyOptions } from './api.js'
-import { chunkWriter } from './chunks.js'
 import { difyEvents } from './events.js'
 
 /**
@@ -16,40 +16,18 @@ import { difyEvents } from './events.js'
  * Keeps only the text not yet taken.
  */
 export function createDifyStream (req: RelayRequest, options: DifyOptions): StreamConverter {
-  const writer = chunkWriter(req.model, 'dify')
-  const text = textKeeper()
+  const writer = chatChunkWriter(req.model, 'chatcmpl-dify')
   let usage: Usage | undefined
-  let done = false
   const handle = difyEvents(options, {
-    name: writer.name,
-    content: (value) => {
-      writer.content(value)
-      text.keep(value)
-    },
-    reasoning: (value) => {
-      writer.reasoning(value)
-      text.keep(value)
-    },
+    name: (id) => { writer.head(`chatcmpl-${id}`, req.model) },
+    content: writer.content,
+    reasoning: writer.reasoning,
     finish: (reason, reported) => {
-      writer.finish(reason, reported)
+      writer.finish(reason, reported === undefined ? undefined : openAIUsageOf(reported))
       usage = reported
-      done = true
     },
-    error: (_status, code, message) => { writer.error(message, code) }
+    error: (_status, code, message) => { if (writer.started()) writer.error(message, code) }
   })
   const reader = sseReader((event) => handle(parseJson(event.data.toString('utf8'))))
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return writer.flush()
-    },
-    end: () => {
-      reader.end()
-      return writer.flush()
-    },
-    usage: () => usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: writer.flush, usage: () => usage, finished: writer.finished, text: writer.text })
 }

@@ -1,6 +1,7 @@
-import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ProviderAdaptor, RelayRequest } from '../adaptor.js'
 import { openAICompatible } from '../openai-compatible/index.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { fastGPTUrl } from './api.js'
 import { classifyFastGPTFailure } from './errors.js'
 import { convertFastGPTResponse } from './response.js'
@@ -22,16 +23,7 @@ const compatible = openAICompatible({
   streamUsage: 'strip'
 })
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 /**
  * Type 22: a FastGPT app (self-hosted, or FastGPT's cloud) through its OpenAI-compatible
@@ -49,11 +41,5 @@ export const fastGPT: ProviderAdaptor = Object.freeze({
     convertFastGPTResponse(checked(req), status, contentType, body),
   createStream: (_channel: ChannelConfig, req: RelayRequest) => createFastGPTStream(checked(req)),
   classifyFailure: classifyFastGPTFailure,
-  testRequest: (_channel: ChannelConfig, model: string): RelayRequest => ({
-    endpoint: 'chat',
-    format: 'openai',
-    model,
-    stream: false,
-    body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }
-  })
+  testRequest: (_channel: ChannelConfig, model: string) => chatTestRequest(model)
 } satisfies ProviderAdaptor)

@@ -1,7 +1,7 @@
 import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { errorBody } from '../dify/index.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { choiceText } from '../openai-compatible/chat.js'
+import { openAIErrorBody } from '../openai-compatible/errors.js'
 import { fastGPTUsage } from './api.js'
 
 /** HTTP status of FastGPT's own error codes (`{code, statusText, message}`), for errors inside a 2xx answer. */
@@ -54,7 +54,7 @@ export function convertFastGPTResponse (req: RelayRequest, status: number, conte
   const json = parseJson(body.toString('utf8'))
   if (!isRecord(json)) return { status, contentType: contentType || 'application/json', body }
   const error = fastGPTError(json)
-  if (error !== undefined) return { status: error.status, contentType: 'application/json', body: errorBody(error.message, error.code) }
+  if (error !== undefined) return { status: error.status, contentType: 'application/json', body: openAIErrorBody(error.message, 'upstream_error', error.code) }
   if (!Array.isArray(json.choices)) return { status, contentType: contentType || 'application/json', body }
   const usage = fastGPTUsage(json.usage)
   const choices = list(json.choices).map((choice) => isRecord(choice) && isRecord(choice.message) ? { ...choice, message: flatten(choice.message) } : choice)

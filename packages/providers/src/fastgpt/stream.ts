@@ -1,12 +1,12 @@
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { errorChunk } from '../dify/index.js'
 import { isRecord, list, num, parseJson, str } from '../json.js'
 import { choiceText } from '../openai-compatible/chat.js'
+import { errorChunk } from '../openai-shapes.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { fastGPTUsage } from './api.js'
 
-const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
 
 /** Events that carry chat chunks: unnamed (detail off) or named `answer` / `fastAnswer` (detail on). */
@@ -28,7 +28,7 @@ export function createFastGPTStream (req: RelayRequest): StreamConverter {
   let usage: Usage | undefined
   let started = false
   let done = false
-  let out: string[] = []
+  const out = outbox()
 
   const reader = sseReader((event) => {
     if (done) return
@@ -67,24 +67,5 @@ export function createFastGPTStream (req: RelayRequest): StreamConverter {
     out.push(`data: ${JSON.stringify(chunk)}\n\n`)
   })
 
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => usage, finished: () => done, text })
 }

@@ -1,6 +1,6 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { servesOnly } from '../served.js'
 import { GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiUrl } from './api.js'
 import { convertGeminiEmbed, geminiEmbedBody, geminiEmbedPath, isGeminiEmbed } from './embed.js'
 import { classifyGeminiFailure } from './errors.js'
@@ -26,16 +26,7 @@ function passThrough (req: RelayRequest): boolean {
   return req.endpoint === 'generate_content' && req.format === 'gemini'
 }
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'generate_content' && format === 'gemini') || isGeminiEmbed({ endpoint, format })
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'], gemini: ['generate_content', 'embed_content', 'batch_embed_contents'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

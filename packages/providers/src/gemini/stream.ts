@@ -2,9 +2,9 @@ import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { geminiFinishReason, geminiOpenAIUsage, geminiUsage, partsText, readGeminiTokens, toolCallOf, type GeminiTokens } from './response.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 
-const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
 
 /** How many candidates a request asked for (each ends with its own finishReason). */
@@ -37,7 +37,7 @@ export function createGeminiChatStream (req: RelayRequest): StreamConverter {
   const tokens: GeminiTokens = {}
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function chunk (index: number, delta: JsonRecord, finish: string | null = null): void {
     if (prefix === undefined) prefix = JSON.stringify({ id: 'chatcmpl-', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: req.model }).slice(0, -1)
@@ -109,26 +109,7 @@ export function createGeminiChatStream (req: RelayRequest): StreamConverter {
   }
 
   const reader = sseReader((sse) => event(parseJson(sse.data.toString('utf8'))))
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => (done ? geminiUsage(tokens) : undefined),
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (done ? geminiUsage(tokens) : undefined), finished: () => done, text })
 }
 
 /**

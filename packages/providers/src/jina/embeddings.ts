@@ -1,37 +1,13 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { isRecord, list, parseJson, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
+import { isRecord, list, parseJson } from '../json.js'
 import { requestPayload } from '../openai-compatible/api.js'
 import type { Payload } from '../openai-compatible/types.js'
 import { readUsage } from '../openai-compatible/usage.js'
-
-/**
- * A vector as OpenAI's `encoding_format: 'base64'` sends it: the little-endian float32 bytes,
- * base64-encoded (the OpenAI SDKs ask for it by default and decode it).
- */
-export function base64Embedding (vector: readonly unknown[]): string {
-  const bytes = Buffer.allocUnsafe(vector.length * 4)
-  vector.forEach((value, i) => bytes.writeFloatLE(typeof value === 'number' ? value : 0, i * 4))
-  return bytes.toString('base64')
-}
+import { base64Embeddings } from '../openai-shapes.js'
 
 /** Whether the client asked for OpenAI's base64 encoding of the vectors. */
 export function wantsBase64 (req: RelayRequest): boolean {
   return req.body?.encoding_format === 'base64'
-}
-
-/**
- * OpenAI's embeddings list of `vectors` (in input order), each encoded as the client asked
- * (floats, or base64 float32); `usage` as prompt tokens.
- */
-export function openAIEmbeddingList (req: RelayRequest, vectors: readonly unknown[], usage: Usage | undefined): JsonRecord {
-  const base64 = wantsBase64(req)
-  const answer: Record<string, unknown> = {
-    object: 'list',
-    data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 && Array.isArray(vector) ? base64Embedding(vector) : vector })),
-    model: req.model
-  }
-  if (usage !== undefined) answer.usage = { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens + usage.completionTokens }
-  return answer
 }
 
 /**
@@ -61,8 +37,7 @@ export function convertFloatEmbeddings (req: RelayRequest, status: number, conte
   const data = list(json.data)
   // A client that chose Jina's own embedding_type gets Jina's encoding.
   if (wantsBase64(req) && req.body?.embedding_type === undefined && data.some((item) => isRecord(item) && Array.isArray(item.embedding))) {
-    const encoded = data.map((item) => (isRecord(item) && Array.isArray(item.embedding) ? { ...item, embedding: base64Embedding(item.embedding) } : item))
-    converted.body = JSON.stringify({ ...json, data: encoded })
+    converted.body = JSON.stringify({ ...json, data: base64Embeddings(data) })
     converted.contentType = 'application/json'
   }
   return converted

@@ -1,13 +1,13 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
 import { bearerHeaders, openAIUrl, requestPayload, resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
 import { createOpenAIStream } from '../openai-compatible/stream.js'
 import { readUsage, usageConverter } from '../openai-compatible/usage.js'
+import { servesOnly } from '../served.js'
 import { convertFloatEmbeddings, jinaEmbeddingsBody } from './embeddings.js'
 import { classifyJinaFailure } from './errors.js'
 
-export { base64Embedding, convertFloatEmbeddings, openAIEmbeddingList, wantsBase64 } from './embeddings.js'
+export { convertFloatEmbeddings, wantsBase64 } from './embeddings.js'
 export { classifyJinaFailure } from './errors.js'
 
 const NAME = 'Jina'
@@ -29,16 +29,7 @@ export const JINA_MODELS: readonly string[] = [
 
 type JinaEndpoint = 'embeddings' | 'rerank'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return format === 'openai' && (endpoint === 'embeddings' || endpoint === 'rerank')
-}
-
-function endpointOf (req: RelayRequest): JinaEndpoint {
-  if (req.format !== 'openai' || (req.endpoint !== 'embeddings' && req.endpoint !== 'rerank')) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req.endpoint
-}
+const { supports, endpointOf } = servesOnly<JinaEndpoint>(NAME, { openai: ['embeddings', 'rerank'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   const endpoint = endpointOf(req)

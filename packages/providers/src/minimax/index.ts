@@ -1,8 +1,8 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { bearerHeaders, resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
 import { openAITestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { convertMiniMaxChat, miniMaxChatBody } from './chat.js'
 import { classifyMiniMaxFailure } from './errors.js'
 import { createMiniMaxChatStream } from './stream.js'
@@ -38,16 +38,7 @@ export function miniMaxChatUrl (base: string): string {
   return base.endsWith('/v1') ? base + MINIMAX_CHAT_PATH.slice(3) : base + MINIMAX_CHAT_PATH
 }
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   const payload = miniMaxChatBody(checked(req))

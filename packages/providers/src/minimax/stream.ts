@@ -1,7 +1,9 @@
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
-import { EMPTY, sseReader } from '../claude/sse.js'
+import { sseReader } from '../claude/sse.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { readUsage } from '../openai-compatible/usage.js'
+import { errorChunk } from '../openai-shapes.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { detailsText, miniMaxOpenAIUsage } from './chat.js'
 import { baseRespFailure } from './errors.js'
@@ -30,7 +32,7 @@ export function createMiniMaxChatStream (req: RelayRequest): StreamConverter {
   let wireUsage: unknown
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function setPrefix (json: JsonRecord): void {
     const head = { id: str(json.id) ?? '', object: 'chat.completion.chunk', created: num(json.created) ?? Math.floor(Date.now() / 1000), model: str(json.model) ?? req.model }
@@ -107,8 +109,7 @@ export function createMiniMaxChatStream (req: RelayRequest): StreamConverter {
     const reported = baseRespFailure(json.base_resp)
     if (reported !== undefined) {
       if (started.size === 0) return
-      const code = reported.failure.code ?? 'upstream_error'
-      out.push(`data: ${JSON.stringify({ error: { message: reported.failure.message, type: 'upstream_error', param: null, code } })}\n\n`)
+      out.push(errorChunk(reported.failure.message, reported.failure.code ?? 'upstream_error'))
       return
     }
     if (prefix === undefined) setPrefix(json)
@@ -122,24 +123,5 @@ export function createMiniMaxChatStream (req: RelayRequest): StreamConverter {
   }
 
   const reader = sseReader((sse) => event(sse.data.toString('utf8')))
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => (done ? usage : undefined),
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (done ? usage : undefined), finished: () => done, text })
 }

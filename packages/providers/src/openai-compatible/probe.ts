@@ -14,3 +14,8 @@ export function openAITestRequest (model: string): RelayRequest {
   const limit = /^(o\d|gpt-5)/i.test(model) ? { max_completion_tokens: 16 } : { max_tokens: 16 }
   return { ...base, endpoint: 'chat', body: { model, messages: [{ role: 'user', content: 'hi' }], ...limit } }
 }
+
+/** A chat completion capped at 16 tokens (`max_tokens`): the test of channels that serve only chat. */
+export function chatTestRequest (model: string): RelayRequest {
+  return { endpoint: 'chat', format: 'openai', model, stream: false, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 } }
+}

@@ -1,7 +1,9 @@
-import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
 import { classifyGeminiFailure } from '../gemini/index.js'
 import { isRecord, list, parseJson, str } from '../json.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
+import { servesOnly } from '../served.js'
 import { PALM_BASE_URL, PALM_MODELS_PATH, palmHeaders, palmMessagePath, palmUrl } from './api.js'
 import { palmMessageBody } from './request.js'
 import { convertPalmMessage, createPalmStream, isPalmAnswer } from './response.js'
@@ -11,16 +13,7 @@ const NAME = 'PaLM2'
 /** PaLM's chat model (Google retired the PaLM API; the model serves where it is still offered). */
 export const PALM_MODELS: readonly string[] = ['chat-bison-001']
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)
@@ -62,7 +55,5 @@ export const palm2: ProviderAdaptor = Object.freeze({
   classifyFailure: classifyGeminiFailure,
   listModelsRequest: (channel: ChannelConfig): UpstreamRequest => ({ method: 'GET', url: palmUrl(channel, PALM_MODELS_PATH), headers: palmHeaders(channel, false) }),
   parseModels: parsePalmModels,
-  testRequest: (_channel: ChannelConfig, model: string): RelayRequest => ({
-    endpoint: 'chat', format: 'openai', model, stream: false, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 }
-  })
+  testRequest: (_channel: ChannelConfig, model: string) => chatTestRequest(model)
 } satisfies ProviderAdaptor)

@@ -1,6 +1,6 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { servesOnly } from '../served.js'
 import { SPARK_BASE_URL, sparkChatUrl, sparkHeaders } from './api.js'
 import { classifySparkFailure } from './errors.js'
 import { SPARK_MODELS, sparkTestRequest } from './models.js'
@@ -13,16 +13,7 @@ export { classifySparkFailure, readSparkError } from './errors.js'
 
 const NAME = 'iFlytek (Spark)'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return endpoint === 'chat' && format === 'openai'
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

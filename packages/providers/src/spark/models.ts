@@ -1,4 +1,5 @@
 import type { RelayRequest } from '../adaptor.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
 
 /**
  * Spark models offered when a channel is created, by their HTTP API names: Lite, Pro (generalv3),
@@ -8,5 +9,5 @@ export const SPARK_MODELS: readonly string[] = ['lite', 'generalv3', 'pro-128k',
 
 /** A one-word chat capped at 16 tokens. */
 export function sparkTestRequest (model: string): RelayRequest {
-  return { endpoint: 'chat', format: 'openai', model, stream: false, body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 } }
+  return chatTestRequest(model)
 }

@@ -3,6 +3,7 @@ import { sseReader } from '../claude/index.js'
 import { isRecord, list, num, parseJson, str } from '../json.js'
 import { readUsage } from '../openai-compatible/usage.js'
 import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
+import { streamConverter } from '../stream-converter.js'
 import { classifySparkFailure, readSparkError } from './errors.js'
 import { sparkFinishReason, sparkToolCalls } from './response.js'
 
@@ -64,18 +65,5 @@ export function createSparkChatStream (req: RelayRequest): StreamConverter {
     if (parseJson(data) !== undefined || !data.includes('\n')) event(data)
     else for (const line of data.split('\n')) event(line)
   })
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return out.flush()
-    },
-    end: () => {
-      reader.end()
-      return out.flush()
-    },
-    usage: () => (out.finished() ? usage : undefined),
-    takeText: out.takeText,
-    untakenBytes: out.untakenBytes,
-    finished: out.finished
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (out.finished() ? usage : undefined), finished: out.finished, text: out.text })
 }

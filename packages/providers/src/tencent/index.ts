@@ -1,6 +1,6 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
+import { servesOnly } from '../served.js'
 import { HUNYUAN_BASE_URL, hunyuanHeaders, hunyuanUrl, signHunyuan } from './api.js'
 import { classifyTencentFailure } from './errors.js'
 import { HUNYUAN_MODELS, hunyuanTestRequest } from './models.js'
@@ -14,16 +14,7 @@ export { tc3Sign, type Tc3Request, type Tc3Signature } from './sign.js'
 
 const NAME = 'Tencent'
 
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return format === 'openai' && (endpoint === 'chat' || endpoint === 'embeddings')
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat', 'embeddings'] })
 
 function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamRequest {
   checked(req)

@@ -1,4 +1,5 @@
 import type { RelayRequest } from '../adaptor.js'
+import { chatTestRequest } from '../openai-compatible/probe.js'
 
 /**
  * Hunyuan models offered when a channel is created: TurboS and the T1 reasoner (latest), Lite,
@@ -19,5 +20,5 @@ export const HUNYUAN_MODELS: readonly string[] = [
 export function hunyuanTestRequest (model: string): RelayRequest {
   const base = { format: 'openai', model, stream: false } as const
   if (/embedding/i.test(model)) return { ...base, endpoint: 'embeddings', body: { model, input: 'hi' } }
-  return { ...base, endpoint: 'chat', body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 } }
+  return chatTestRequest(model)
 }

@@ -2,6 +2,7 @@ import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { sseReader } from '../claude/index.js'
 import { isRecord, list, num, parseJson, str } from '../json.js'
 import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
+import { streamConverter } from '../stream-converter.js'
 import { classifyTencentFailure, readTencentError } from './errors.js'
 import { hunyuanFinishReason, hunyuanUsage, unwrap } from './response.js'
 
@@ -62,18 +63,5 @@ export function createHunyuanChatStream (req: RelayRequest): StreamConverter {
     if (parseJson(data) !== undefined || !data.includes('\n')) event(data)
     else for (const line of data.split('\n')) event(line)
   })
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return out.flush()
-    },
-    end: () => {
-      reader.end()
-      return out.flush()
-    },
-    usage: () => (out.finished() ? usage : undefined),
-    takeText: out.takeText,
-    untakenBytes: out.untakenBytes,
-    finished: out.finished
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => (out.finished() ? usage : undefined), finished: out.finished, text: out.text })
 }

@@ -1,10 +1,11 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
 import { anthropicToChatRequest, chatStreamToAnthropic, chatToAnthropicResponse } from '../anthropic/index.js'
 import { claudeChatBody, claudePassThroughBody, convertClaudeChat, convertClaudePassThrough, createClaudeChatStream, createClaudePassThroughStream } from '../claude/index.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
 import { convertGeminiChat, convertGeminiPassThrough, createGeminiChatStream, createGeminiPassThroughStream, geminiChatBody, geminiPassThroughBody } from '../gemini/index.js'
 import { chatStreamToGemini, chatToGeminiResponse, geminiToChatRequest } from '../gemini-inbound/index.js'
 import { isRecord, parseJson } from '../json.js'
+import { servesOnly } from '../served.js'
 import { isClaudeModel, serviceAccount, VERTEX_GLOBAL_BASE_URL, vertexUrl } from './api.js'
 import { authorizeVertex } from './auth.js'
 import { classifyVertexFailure } from './errors.js'
@@ -25,17 +26,7 @@ export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
  * model's own (Anthropic for Claude, Gemini for Gemini) passes through; any other is converted
  * through OpenAI chat here, as the gateway converts for channels that speak only that.
  */
-function supports (endpoint: Endpoint, format: ClientFormat): boolean {
-  return (endpoint === 'chat' && format === 'openai') || (endpoint === 'messages' && format === 'anthropic') ||
-    (endpoint === 'generate_content' && format === 'gemini')
-}
-
-function checked (req: RelayRequest): RelayRequest {
-  if (!supports(req.endpoint, req.format)) {
-    throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `${NAME} does not serve ${req.endpoint} to ${req.format} clients`)
-  }
-  return req
-}
+const { supports, checked } = servesOnly(NAME, { openai: ['chat'], anthropic: ['messages'], gemini: ['generate_content'] })
 
 /** Whether the client speaks the model's own protocol (its body is sent as written). */
 function native (req: RelayRequest): boolean {

@@ -34,8 +34,8 @@ import {
   updateChannel,
   updateChannelsByTag
 } from '@modelgate/db'
-import { adaptorFor, CHANNEL_TYPE_NAMES, type ChannelConfig, defaultModelsByType, fetchModels } from '@modelgate/providers'
-import { channelKeys, keyFingerprint, nameList, parseJsonObject, testChannels, testOneChannel } from '@modelgate/service'
+import { adaptorFor, CHANNEL_TYPE_NAMES, type ChannelConfig, type CredentialStore, defaultModelsByType, fetchModels } from '@modelgate/providers'
+import { channelKeys, keyFingerprint, nameList, parseJsonObject, redisCredentialStore, testChannels, testOneChannel } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
@@ -581,6 +581,19 @@ const UNTESTABLE: Record<'no_adaptor' | 'no_model' | 'sealed_key', Msg> = {
   sealed_key: CM.sealedKey
 }
 
+const credentialStores = new WeakMap<FastifyInstance, CredentialStore>()
+
+/**
+ * Where tests and model lists share OAuth renewals (Claude Code, Codex) with the gateways: the
+ * provider takes each refresh token once, so a renewal made here must reach them (Redis, and the
+ * channel row written back).
+ */
+function credentialStore (app: FastifyInstance): CredentialStore {
+  let store = credentialStores.get(app)
+  if (store === undefined) credentialStores.set(app, store = redisCredentialStore({ redis: app.redis, db: app.db, box: app.secrets, publish: app.publishChange, log: app.log }))
+  return store
+}
+
 /**
  * `GET /api/channel/test/{id}`: tests the channel now (every usable key of a multi-key channel, or
  * only key `keyIndex`), applying the automatic status rules. Keys are counted from 1 in messages.
@@ -588,7 +601,7 @@ const UNTESTABLE: Record<'no_adaptor' | 'no_model' | 'sealed_key', Msg> = {
 export async function testChannelNow (app: FastifyInstance, id: number, model?: string, keyIndex?: number): Promise<TestAnswer> {
   const row = await findChannelById(app.db, id)
   if (row === undefined) return { success: false, parts: [{ msg: CM.channelNotFound, vars: {} }], time: 0 }
-  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange }, row, model, keyIndex)
+  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app) }, row, model, keyIndex)
   if (!outcome.tested) {
     const part: MsgPart = outcome.reason === 'no_key'
       ? { msg: CM.noKeyToTest, vars: { n: (keyIndex ?? 0) + 1 } }
@@ -659,7 +672,7 @@ export class ChannelTestAll {
       try {
         // Enabled channels may need disabling and auto-disabled ones re-enabling; an admin's disable stands.
         const channels = await findChannelsByStatus(app.db, [CHANNEL_STATUS.enabled, CHANNEL_STATUS.autoDisabled])
-        const deps = { db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange }
+        const deps = { db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app) }
         const result = await testChannels(deps, channels, { stopped: () => this.#closing })
         app.log.info({ result }, 'tested all channels')
       } catch (err) {
@@ -709,7 +722,8 @@ export async function fetchSavedChannelModels (app: FastifyInstance, id: number)
   } catch {
     throw fail(CM.sealedKey)
   }
-  return await listUpstreamModels(row.type, probeConfig(row.id, row.type, key, row.base_url.replace(/\/+$/, ''), row.other, row.openai_organization, row.setting, row.proxy_url.trim()))
+  const config = probeConfig(row.id, row.type, key, row.base_url.replace(/\/+$/, ''), row.other, row.openai_organization, row.setting, row.proxy_url.trim())
+  return await listUpstreamModels(row.type, { ...config, credentials: credentialStore(app) })
 }
 
 /** `POST /api/channel/fetch_models`: the model list of settings not saved yet. */

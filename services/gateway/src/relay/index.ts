@@ -5,7 +5,7 @@ import type { GatewayConfig } from '@modelgate/config'
 import { type ConfigChange, configChannel, revokedSessionKey } from '@modelgate/contracts'
 import { findUserById } from '@modelgate/db'
 import { anthropicToChatRequest, type ClientFormat, type Endpoint, geminiToChatRequest } from '@modelgate/providers'
-import { bullConnection, SecretBox } from '@modelgate/service'
+import { bullConnection, redisCredentialStore, SecretBox } from '@modelgate/service'
 import { QuotaStore } from '@modelgate/quota'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -56,7 +56,13 @@ declare module 'fastify' {
  */
 async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<GatewayConfig> }) {
   const { config } = opts
-  const state = new RelayState(app.db, new SecretBox(config.CRYPTO_SECRET), app.log)
+  const box = new SecretBox(config.CRYPTO_SECRET)
+  const publish = async (change: ConfigChange): Promise<void> => {
+    await app.redis.publish(configChannel(config.REDIS_KEY_PREFIX), JSON.stringify(change))
+  }
+  // OAuth renewals (Claude Code, Codex) shared with the other replicas and written back to the channel.
+  const credentials = redisCredentialStore({ redis: app.redis, db: app.db, box, log: app.log, publish })
+  const state = new RelayState(app.db, box, app.log, credentials)
   await state.loadAll()
   const callers = new CallerCache(app.db, app.redis)
   state.onChange((change) => {
@@ -81,10 +87,7 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     usage,
     db: app.db,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    publishChannelChange: async (id) => {
-      const change: ConfigChange = { kind: 'channel', id }
-      await app.redis.publish(configChannel(config.REDIS_KEY_PREFIX), JSON.stringify(change))
-    }
+    publishChannelChange: async (id) => { await publish({ kind: 'channel', id }) }
   }
 
   await app.register(async (api) => {

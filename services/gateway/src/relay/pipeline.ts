@@ -1,15 +1,16 @@
 import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
+import type { Database, Kysely } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import { adaptorFor, type ClassifiedFailure, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ChannelAttempts, mappedStatus } from './attempts.js'
 import { type Caller, checkModel } from './auth.js'
 import { RelayError, RM } from './errors.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
-import { channelConfig, pickKey, type RelayChannel, type RelayKey, type RelayState } from './state.js'
+import { channelConfig, type RelayChannel, type RelayState } from './state.js'
 import { ClientGone, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
 import type { UsagePublisher } from './usage.js'
 
@@ -269,58 +270,26 @@ interface CallPlan {
   outcome: Outcome
 }
 
-function mappedStatus (channel: RelayChannel, status: number): number {
-  const to = Number(channel.statusCodeMapping[String(status)])
-  return Number.isInteger(to) && to >= 100 && to <= 599 ? to : status
-}
-
 async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, plan: CallPlan): Promise<void> {
-  const { state } = deps
   const { outcome } = plan
   // The OpenAI chat form of a request in another protocol, made once when a channel needs it.
   let chatBody: Record<string, unknown> | undefined
   const converted = () => (chatBody ??= convertedBody(plan.inbound))
-  const tried = new Set<number>()
-  const attempts = plan.pinned !== undefined ? 1 : 1 + Math.max(0, Math.trunc(state.options.num('RetryTimes')))
+  const attempts = new ChannelAttempts(deps, plan, outcome.tried)
   const clientGone = new ClientGone()
   const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
   reply.raw.once('close', onClose)
-  let last: { status: number, message: string, type: string, code: string | null } | undefined
-  // Whether every upstream that answered refused with 429 (the group's load is saturated).
-  let only429 = true
-  // The largest max_input_tokens of the channels passed over for a prompt too long for them.
-  let tooLongFor = 0
-  // Keys that failed this request, by channel: a retry of the channel takes another one.
-  const failedKeys = new Map<number, Set<string>>()
-  let again: RelayChannel | undefined
   try {
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      let channel = again ?? plan.pinned ?? state.pick(plan.group, plan.model, tried)
-      while (channel !== undefined && again === undefined && plan.pinned === undefined && channel.maxInputTokens > 0 && plan.promptTokens > channel.maxInputTokens) {
-        tooLongFor = Math.max(tooLongFor, channel.maxInputTokens)
-        tried.add(channel.id)
-        channel = state.pick(plan.group, plan.model, tried)
-      }
-      if (channel === undefined) break
-      if (again === undefined) {
-        tried.add(channel.id)
-        outcome.tried.push(channel.id)
-      }
-      again = undefined
+    for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
       outcome.channel = channel
       const adaptor = adaptorFor(channel.type)
       const call = adaptor === undefined ? undefined : channelCall(plan.inbound, adaptor, channel.modelMapping[plan.model] ?? plan.model, converted)
       if (adaptor === undefined || call === undefined) {
-        last = { status: 503, message: `channel type ${channel.type} cannot serve this endpoint`, type: 'service_unavailable', code: 'unsupported_channel' }
-        only429 = false
+        attempts.failed({ status: 503, message: `channel type ${channel.type} cannot serve this endpoint`, type: 'service_unavailable', code: 'unsupported_channel' })
         continue
       }
-      const key = pickKey(channel, failedKeys.get(channel.id))
-      if (key === undefined) {
-        last = { status: 503, message: 'the channel has no enabled key left', type: 'service_unavailable', code: 'no_available_key' }
-        only429 = false
-        continue
-      }
+      const key = attempts.takeKey()
+      if (key === undefined) continue
       outcome.upstreamModel = call.req.model
       const relayReq: RelayRequest = call.req
       const config = channelConfig(channel, key)
@@ -336,8 +305,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
             refused = { status: err.status, text: '', failure: err.failure() }
           } else {
             req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
-            last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
-            only429 = false
+            attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
             continue
           }
         }
@@ -358,24 +326,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         if (refused !== undefined || res === undefined) {
           const { status, text, failure } = refused ?? { status: 502, text: '', failure: { action: 'retry', message: 'no answer' } satisfies ClassifiedFailure }
           req.log.warn({ channel: channel.id, status, action: failure.action }, 'upstream refused')
-          if (status !== 429) only429 = false
-          last = { status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
-          if (failure.action === 'disable') {
-            if (channel.keys.length > 1) {
-              // One dead key of several: that key is set aside and the channel tried again with another.
-              let failed = failedKeys.get(channel.id)
-              if (failed === undefined) failedKeys.set(channel.id, failed = new Set())
-              failed.add(key.fingerprint)
-              await disableKey(deps, channel, key, `${status}: ${failure.message}`)
-              if (channel.status === 1 && pickKey(channel, failed) !== undefined) {
-                again = channel
-                attempt--
-              }
-              continue
-            }
-            await autoDisable(deps, channel, `${status}: ${failure.message}`)
-          }
-          if (failure.action === 'client') {
+          if (await attempts.refused(status, failure) === 'client') {
             outcome.error = { status, message: failure.message }
             await reply.code(mappedStatus(channel, status)).header('content-type', 'application/json; charset=utf-8')
               .send(call.errorBody(status, failure.message, text, failure.code ?? null))
@@ -386,7 +337,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         if (answer === undefined) {
           const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
-            last = { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' }
+            attempts.lost({ status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' })
             continue
           }
           return
@@ -401,21 +352,10 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       } catch (err) {
         if (clientGone.aborted) return
         req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
-        last = { status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' }
+        attempts.lost({ status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' })
       }
     }
-    if (outcome.channel === undefined && tooLongFor > 0) {
-      outcome.error = { status: 400, message: 'prompt longer than every channel accepts' }
-      throw new RelayError(400, 'invalid_request_error', 'context_length_exceeded', RM.promptTooLong,
-        { tokens: String(plan.promptTokens), model: plan.model, max: String(tooLongFor) })
-    }
-    const failure = last ?? { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
-    outcome.error = { status: failure.status, message: failure.message }
-    if (last !== undefined && only429) {
-      throw new RelayError(429, 'rate_limit_exceeded', 'upstream_saturated', RM.loadSaturated, { group: plan.group })
-    }
-    const status = failure.status === 429 ? 429 : failure.status >= 500 ? failure.status : 502
-    throw new RelayError(outcome.channel === undefined ? status : mappedStatus(outcome.channel, status), failure.type, failure.code, RM.upstreamFailed, { detail: failure.message })
+    throw attempts.finalError(outcome)
   } finally {
     reply.raw.off('close', onClose)
   }
@@ -541,35 +481,6 @@ async function pipeStream (
   return 'done'
 }
 
-/**
- * Sets one key of a multi-key channel aside after a failure that condemns the key (status 3,
- * with the reason), when the channel's auto_ban and the option allow; otherwise only its last
- * error is recorded. The channel is auto-disabled when no enabled key is left.
- */
-async function disableKey (deps: RelayDeps, channel: RelayChannel, key: RelayKey, reason: string): Promise<void> {
-  if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) {
-    await recordChannelKeyError(deps.db, channel.id, key.fingerprint, reason).catch(() => {})
-    return
-  }
-  if (!await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint: key.fingerprint, from: [1], to: 3, reason, lastError: reason })) return
-  key.enabled = false
-  if (!channel.keys.some((k) => k.enabled)) {
-    await autoDisable(deps, channel, `all keys disabled; last: ${reason}`)
-    return
-  }
-  await deps.state.loadRouting()
-  await deps.publishChannelChange(channel.id)
-}
-
-/** Marks a channel auto-disabled (status 3) with the reason, when its auto_ban and the option allow. */
-async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: string): Promise<void> {
-  if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) return
-  if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: 1, to: 3, reason })) return
-  channel.status = 3
-  await deps.state.loadRouting()
-  await deps.publishChannelChange(channel.id)
-}
-
 export type { Price, ProviderAdaptor }
 // Shared with the realtime relay (realtime.ts), which admits and bills sessions the same way.
-export { autoDisable, checkUserRateLimit, disableKey, limitRefusal, mappedStatus, RESERVATION_TTL_S }
+export { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S }

@@ -9,11 +9,12 @@ import {
 import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
+import { ChannelAttempts, mappedStatus } from './attempts.js'
 import { authenticate, type Caller, checkModel, extractKey } from './auth.js'
 import type { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
-import { autoDisable, checkUserRateLimit, disableKey, limitRefusal, mappedStatus, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
-import { channelConfig, pickKey, type RelayChannel } from './state.js'
+import { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
+import { channelConfig, type RelayChannel } from './state.js'
 
 /** What the realtime relay needs besides the HTTP pipeline's dependencies. */
 export interface RealtimeDeps extends RelayDeps {
@@ -676,41 +677,16 @@ function failedEvent (a: Admission, hold: Hold, status: number, message: string)
  * set a dead key or channel aside, or answer the client).
  */
 async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, pinned: RelayChannel | undefined, beta: boolean, gone: AbortSignal): Promise<Connected> {
-  const { state } = deps
-  const tried = new Set<number>()
-  const retried: number[] = []
-  const failedKeys = new Map<number, Set<string>>()
-  const attempts = pinned !== undefined ? 1 : 1 + Math.max(0, Math.trunc(state.options.num('RetryTimes')))
-  let last: { status: number, message: string, type: string, code: string | null } | undefined
-  let only429 = true
-  let again: RelayChannel | undefined
-  let reached: RelayChannel | undefined
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    let channel = again ?? pinned ?? state.pick(a.group, a.model, tried)
-    // Channels of types without a realtime API never count as attempts.
-    while (channel !== undefined && again === undefined && pinned === undefined && !realtimeSupported(channel.type)) {
-      tried.add(channel.id)
-      channel = state.pick(a.group, a.model, tried)
-    }
-    if (channel === undefined) break
-    if (again === undefined) {
-      tried.add(channel.id)
-      if (reached !== undefined) retried.push(reached.id)
-    }
-    again = undefined
-    reached = channel
+  // Channels of types without a realtime API never count as attempts.
+  const attempts = new ChannelAttempts(deps, { group: a.group, model: a.model, pinned, promptTokens: 0, accepts: realtimeSupported })
+  for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
     const adaptor = adaptorFor(channel.type)
     if (adaptor === undefined || !realtimeSupported(channel.type)) {
-      last = { status: 503, message: `channel type ${channel.type} has no realtime API`, type: 'service_unavailable', code: 'unsupported_channel' }
-      only429 = false
+      attempts.failed({ status: 503, message: `channel type ${channel.type} has no realtime API`, type: 'service_unavailable', code: 'unsupported_channel' })
       continue
     }
-    const key = pickKey(channel, failedKeys.get(channel.id))
-    if (key === undefined) {
-      last = { status: 503, message: 'the channel has no enabled key left', type: 'service_unavailable', code: 'no_available_key' }
-      only429 = false
-      continue
-    }
+    const key = attempts.takeKey()
+    if (key === undefined) continue
     const config = channelConfig(channel, key)
     const upstreamModel = channel.modelMapping[a.model] ?? a.model
     let refused: { status: number, text: string, failure: ClassifiedFailure } | undefined
@@ -718,12 +694,12 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
       // The channel's proxy setting is not used here: ws connects directly.
       const up = await authorized(adaptor, config, withOverrides(config, realtimeRequest(config, upstreamModel, { beta })))
       const opened = await openUpstream(up, deps.upstreamTimeoutMs, gone)
-      if (opened.kind === 'open') return { upstream: opened.upstream, channel, upstreamModel, retried }
+      // Every channel attempted before this one was retried.
+      if (opened.kind === 'open') return { upstream: opened.upstream, channel, upstreamModel, retried: attempts.tried.slice(0, -1) }
       if (opened.kind === 'gone') throw new RelayError(499, 'invalid_request_error', 'client_closed', 'client closed the connection')
       if (opened.kind === 'unreachable') {
         req.log.warn({ err: opened.err, channel: channel.id }, 'realtime upstream unreachable')
-        last = { status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' }
-        only429 = false
+        attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
         continue
       }
       refused = { status: opened.status, text: opened.text, failure: adaptor.classifyFailure(opened.status, opened.text) }
@@ -731,38 +707,18 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
       if (err instanceof RelayError) throw err
       if (!(err instanceof CredentialError)) {
         req.log.warn({ err, channel: channel.id }, 'realtime upstream request could not be built')
-        last = { status: 503, message: 'the channel is misconfigured', type: 'service_unavailable', code: 'channel_misconfigured' }
-        only429 = false
+        attempts.failed({ status: 503, message: 'the channel is misconfigured', type: 'service_unavailable', code: 'channel_misconfigured' })
         continue
       }
       refused = { status: err.status, text: '', failure: err.failure() }
     }
     const { status, failure } = refused
     req.log.warn({ channel: channel.id, status, action: failure.action }, 'realtime upstream refused')
-    if (status !== 429) only429 = false
-    last = { status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
-    if (failure.action === 'disable') {
-      if (channel.keys.length > 1) {
-        let failed = failedKeys.get(channel.id)
-        if (failed === undefined) failedKeys.set(channel.id, failed = new Set())
-        failed.add(key.fingerprint)
-        await disableKey(deps, channel, key, `${status}: ${failure.message}`)
-        if (channel.status === 1 && pickKey(channel, failed) !== undefined) {
-          again = channel
-          attempt--
-        }
-        continue
-      }
-      await autoDisable(deps, channel, `${status}: ${failure.message}`)
-    }
-    if (failure.action === 'client') {
+    if (await attempts.refused(status, failure) === 'client') {
       throw new RelayError(mappedStatus(channel, status), status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', failure.code ?? null, failure.message)
     }
   }
-  const failure = last ?? { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
-  if (last !== undefined && only429) throw new RelayError(429, 'rate_limit_exceeded', 'upstream_saturated', RM.loadSaturated, { group: a.group })
-  const status = failure.status === 429 ? 429 : failure.status >= 500 ? failure.status : 502
-  throw new RelayError(reached === undefined ? status : mappedStatus(reached, status), failure.type, failure.code, RM.upstreamFailed, { detail: failure.message })
+  throw attempts.finalError()
 }
 
 /**

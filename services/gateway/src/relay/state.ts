@@ -1,7 +1,7 @@
 import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
-import type { ChannelConfig } from '@modelgate/providers'
+import type { ChannelConfig, CredentialStore } from '@modelgate/providers'
 import { channelKeys, channelOverrides, keyFingerprint, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -38,6 +38,8 @@ export interface RelayChannel {
   status: number
   /** The channel's proxy for upstream calls; '' when it calls directly. */
   proxyUrl: string
+  /** Where OAuth renewals are shared with the other replicas (Redis); absent in this process alone. */
+  credentials?: CredentialStore
 }
 
 interface Candidate { channelId: number, weight: number }
@@ -88,11 +90,13 @@ export class RelayState {
   private readonly db: Kysely<Database>
   private readonly box: SecretBox
   private readonly log: FastifyBaseLogger
+  private readonly credentials: CredentialStore | undefined
 
-  constructor (db: Kysely<Database>, box: SecretBox, log: FastifyBaseLogger) {
+  constructor (db: Kysely<Database>, box: SecretBox, log: FastifyBaseLogger, credentials?: CredentialStore) {
     this.db = db
     this.box = box
     this.log = log
+    this.credentials = credentials
   }
 
   async loadOptions (): Promise<void> {
@@ -154,7 +158,8 @@ export class RelayState {
         statusCodeMapping: stringRecord(c.status_code_mapping),
         autoBan: c.auto_ban === 1,
         status: c.status,
-        proxyUrl: c.proxy_url.trim()
+        proxyUrl: c.proxy_url.trim(),
+        ...(this.credentials === undefined ? {} : { credentials: this.credentials })
       })
       // A channel whose every key is disabled serves nothing until one is enabled again.
       if (c.status !== 1 || !relayKeys.some((k) => k.enabled)) continue
@@ -289,6 +294,7 @@ export function channelConfig (c: RelayChannel, key: RelayKey | undefined = pick
     setting: c.setting,
     proxyUrl: c.proxyUrl,
     paramOverride: c.paramOverride,
-    headerOverride: c.headerOverride
+    headerOverride: c.headerOverride,
+    ...(c.credentials === undefined ? {} : { credentials: c.credentials })
   }
 }

@@ -1,6 +1,7 @@
-import { configChannel, type OptionValues } from '@modelgate/contracts'
+import { type ConfigChange, configChannel, type OptionValues } from '@modelgate/contracts'
 import { type Database, findChannelsByStatus, type Kysely } from '@modelgate/db'
-import { type ChannelTestsResult, type SecretBox, testChannels } from '@modelgate/service'
+import { type ChannelTestsResult, redisCredentialStore, type SecretBox, testChannels } from '@modelgate/service'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { channelTestsJob } from './definition.js'
 
@@ -10,6 +11,8 @@ export interface ChannelTestDeps {
   keyPrefix: string
   box: SecretBox
   options: () => Promise<OptionValues>
+  /** Where failures to write renewed OAuth credentials back are reported; absent: not reported. */
+  log?: Pick<FastifyBaseLogger, 'warn'>
 }
 
 export async function run (deps: ChannelTestDeps): Promise<ChannelTestsResult> {
@@ -17,10 +20,8 @@ export async function run (deps: ChannelTestDeps): Promise<ChannelTestsResult> {
   if (!options.bool('AutomaticDisableChannelEnabled') && !options.bool('AutomaticEnableChannelEnabled')) return { tested: 0, disabled: 0, enabled: 0 }
   // Enabled ones may need disabling and auto-disabled ones re-enabling; an admin's disable stands.
   const channels = await findChannelsByStatus(deps.db, [1, 3])
-  return await testChannels({
-    db: deps.db,
-    box: deps.box,
-    options,
-    publish: async (change) => { await deps.redis.publish(configChannel(deps.keyPrefix), JSON.stringify(change)) }
-  }, channels, { parallel: channelTestsJob.parallel })
+  const publish = async (change: ConfigChange): Promise<void> => { await deps.redis.publish(configChannel(deps.keyPrefix), JSON.stringify(change)) }
+  // Tests renew OAuth tokens (Claude Code, Codex) as requests do: shared with the gateways, written back.
+  const credentials = redisCredentialStore({ redis: deps.redis, db: deps.db, box: deps.box, publish, log: deps.log ?? { warn: () => {} } })
+  return await testChannels({ db: deps.db, box: deps.box, options, publish, credentials }, channels, { parallel: channelTestsJob.parallel })
 }
