@@ -1,5 +1,3 @@
-import { Sha256 } from '@aws-crypto/sha256-js'
-import { SignatureV4 } from '@smithy/signature-v4'
 import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
 import { malformedKey } from '../credentials.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
@@ -76,6 +74,8 @@ const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(['authorization', 'host',
  */
 export async function signAws (channel: ChannelConfig, up: UpstreamRequest): Promise<UpstreamRequest> {
   const credentials = awsCredentials(channel)
+  // Loaded on the first signature: a gateway without AWS channels does not carry the signer.
+  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')])
   const url = new URL(up.url)
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(up.headers)) if (!SIGNATURE_HEADERS.has(name.toLowerCase())) headers[name] = value

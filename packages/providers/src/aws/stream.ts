@@ -1,5 +1,7 @@
-import { EventStreamCodec, type Message, type MessageHeaders } from '@smithy/eventstream-codec'
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
+import { createRequire } from 'node:module'
+import type * as CodecModule from '@smithy/eventstream-codec'
+import type { EventStreamCodec, Message, MessageHeaders } from '@smithy/eventstream-codec'
+import type * as Utf8Module from '@smithy/util-utf8'
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { claudeChatEvents, claudeUsage, createClaudePassThroughStream, readClaudeTokens, type ClaudeTokens } from '../claude/index.js'
 import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
@@ -14,7 +16,21 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 const MIN_MESSAGE_BYTES = 16
 const EMPTY = Buffer.alloc(0)
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8)
+const require = createRequire(import.meta.url)
+let loaded: EventStreamCodec | undefined
+
+/**
+ * The event stream decoder, loaded (synchronously: a converter is made without awaiting) on the
+ * first Bedrock stream, so a gateway without AWS channels does not carry it.
+ */
+function eventStreamCodec (): EventStreamCodec {
+  if (loaded === undefined) {
+    const { EventStreamCodec: Codec } = require('@smithy/eventstream-codec') as typeof CodecModule
+    const { fromUtf8, toUtf8 } = require('@smithy/util-utf8') as typeof Utf8Module
+    loaded = new Codec(toUtf8, fromUtf8)
+  }
+  return loaded
+}
 
 /** What Bedrock's stream carries, decoded. */
 export interface BedrockEventHandlers {
@@ -93,7 +109,7 @@ export function bedrockEventReader (handlers: BedrockEventHandlers): BedrockEven
       need = 0
       let decoded: Message
       try {
-        decoded = codec.decode(frame)
+        decoded = eventStreamCodec().decode(frame)
       } catch {
         stopped = true
         return

@@ -1,4 +1,3 @@
-import { SignJWT } from 'jose'
 import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
 import { cachedToken, malformedKey } from '../credentials.js'
 import type { UrlContext } from '../openai-compatible/index.js'
@@ -48,6 +47,8 @@ export function zhipuKey (key: string): { id: string, secret: string } {
 export async function zhipuToken (key: string, now = Date.now()): Promise<{ token: string, expiresAt: number }> {
   const { id, secret } = zhipuKey(key)
   const expiresAt = now + ZHIPU_TOKEN_TTL_MS
+  // Loaded on the first token: a gateway without Zhipu or Vertex AI channels does not carry jose.
+  const { SignJWT } = await import('jose')
   const token = await new SignJWT({ api_key: id, exp: expiresAt, timestamp: now })
     .setProtectedHeader({ alg: 'HS256', sign_type: 'SIGN' })
     .sign(new TextEncoder().encode(secret))

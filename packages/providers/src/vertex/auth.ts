@@ -1,4 +1,3 @@
-import { importPKCS8, SignJWT } from 'jose'
 import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
 import { cachedToken, CredentialError, exchange, malformedKey, type Token } from '../credentials.js'
 import { isRecord, num, parseJson, str } from '../json.js'
@@ -19,6 +18,8 @@ const ASSERTION_SECONDS = 3600
  * with the key's id as `kid`.
  */
 export async function vertexAssertion (account: ServiceAccount): Promise<string> {
+  // Loaded on the first assertion: a gateway without Vertex AI or Zhipu channels does not carry jose.
+  const { importPKCS8, SignJWT } = await import('jose')
   let key: Awaited<ReturnType<typeof importPKCS8>>
   try {
     key = await importPKCS8(account.privateKey, 'RS256')
