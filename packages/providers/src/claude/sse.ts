@@ -26,9 +26,13 @@ export interface SseReader {
   end: () => Buffer
 }
 
-const fieldIs = (buf: Buffer, at: number, end: number, name: Buffer) =>
-  end - at >= name.length && buf.compare(name, 0, name.length, at, at + name.length) === 0 &&
-  (end - at === name.length || buf[at + name.length] === COLON)
+/** Whether the line `buf[at, end)` is the field `name` (a byte loop: Buffer.compare costs more for a name this short). */
+function fieldIs (buf: Buffer, at: number, end: number, name: Buffer): boolean {
+  const n = name.length
+  if (end - at < n || (end - at > n && buf[at + n] !== COLON)) return false
+  for (let i = 0; i < n; i++) if (buf[at + i] !== name[i]) return false
+  return true
+}
 
 /**
  * A server-sent-event reader calling `onEvent` for each complete event (lines ending in LF or

@@ -57,24 +57,26 @@ export function claudeChatEvents (req: RelayRequest): ClaudeEventConverter {
     prefix = head.slice(0, -1)
   }
 
-  function chunk (delta: JsonRecord, finish: string | null = null): void {
+  /** One chunk of `delta` (an object, or its JSON already written). */
+  function chunk (delta: JsonRecord | string, finish: string | null = null): void {
     if (prefix === undefined) setPrefix('', req.model)
     if (!roleSent) {
       roleSent = true
       out.push(`data: ${prefix},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`)
     }
-    out.push(`data: ${prefix},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]}\n\n`)
+    out.push(`data: ${prefix},"choices":[{"index":0,"delta":${typeof delta === 'string' ? delta : JSON.stringify(delta)},"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]}\n\n`)
   }
 
   function content (value: string): void {
     if (value === '') return
-    chunk({ content: value })
+    // Most chunks are these: the delta written directly, the bytes JSON.stringify would give.
+    chunk(`{"content":${JSON.stringify(value)}}`)
     text.keep(value)
   }
 
   function reasoning (value: string): void {
     if (value === '') return
-    chunk({ reasoning_content: value })
+    chunk(`{"reasoning_content":${JSON.stringify(value)}}`)
     text.keep(value)
   }
 
