@@ -1,0 +1,223 @@
+import { connect, type Socket } from 'node:net'
+import { gzipSync } from 'node:zlib'
+import { QuotaStore } from '@modelgate/quota'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { buildGateway, type FakeOpenAI, fakeOpenAI, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+
+const MODELS = ['gpt-4o-mini', 'whisper-1']
+const MiB = 1024 * 1024
+
+/** A gateway with a 1 MiB relay limit, one channel, and a key; `balances` says nothing moved. */
+async function setup (t: Test) {
+  const { app, url } = await buildGateway(t, { RELAY_BODY_LIMIT_MB: '1' })
+  const upstream = await fakeOpenAI(t)
+  const user = await seedUser(app.db)
+  const { row, key } = await seedToken(app.db, user.id)
+  await seedChannel(app.db, { baseUrl: upstream.url, models: MODELS })
+  await reload(app)
+  const store = new QuotaStore(app.redis)
+  const post = async (path: string, body: NonNullable<RequestInit['body']>, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body, duplex: 'half' } as RequestInit)
+    const text = await res.text()
+    let json: unknown
+    try { json = JSON.parse(text) } catch { json = text }
+    return { status: res.status, json }
+  }
+  return { app, url, upstream, user, token: row, key, store, post }
+}
+
+/** Nothing was reserved, billed or sent upstream by the refused requests. */
+async function nothingSpent (t: Test, app: FastifyInstance, upstream: FakeOpenAI, store: QuotaStore, what: string) {
+  t.equal(upstream.requests.length, 0, `${what}: no upstream call`)
+  t.same(await store.openReservations(), [], `${what}: no reservation left open`)
+  t.same(await usageEvents(app), [], `${what}: no usage event`)
+}
+
+/** A raw HTTP/1.1 exchange: writes `request`, resolves with what came back before the server closed or `ms` passed. */
+async function raw (url: string, request: string | Buffer, ms = 5000): Promise<string> {
+  const { hostname, port } = new URL(url)
+  return await new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const socket = connect(Number(port), hostname, () => { socket.write(request) })
+    const timer = setTimeout(() => { socket.destroy(); resolve(Buffer.concat(chunks).toString('latin1')) }, ms)
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c)
+      // One answer is enough: stop at the end of its head when it says close, or of a small body.
+      const text = Buffer.concat(chunks).toString('latin1')
+      if (/^HTTP\/1\.1 \d{3}/.test(text) && text.includes('\r\n\r\n')) {
+        const head = text.slice(0, text.indexOf('\r\n\r\n'))
+        const len = /content-length: (\d+)/i.exec(head)
+        if (len === null || text.length >= head.length + 4 + Number(len[1])) { clearTimeout(timer); socket.destroy(); resolve(text) }
+      }
+    })
+    socket.on('error', (err) => {
+      clearTimeout(timer)
+      if (chunks.length > 0) resolve(Buffer.concat(chunks).toString('latin1'))
+      else reject(err)
+    })
+    socket.on('close', () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString('latin1')) })
+  })
+}
+
+const chatBody = (content: unknown = 'hi') => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+
+t.test('SEC-26 oversized bodies: relay bodies over the limit and gzip bombs are refused before any reservation or upstream call; a 10 000-character multipart boundary costs nothing', async (t) => {
+  const { app, url, upstream, store, post, key } = await setup(t)
+  const big = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(MiB + 10) }] })
+
+  const declared = await post('/v1/chat/completions', big)
+  t.equal(declared.status, 413, 'a JSON body over the relay limit is 413')
+  t.match(declared.json, { error: { type: 'invalid_request_error', code: 'FST_ERR_CTP_BODY_TOO_LARGE' } }, 'in OpenAI\'s error shape')
+
+  // Without a content-length the limit still holds while the body streams in.
+  const chunked = new ReadableStream<Uint8Array>({
+    start (c) { for (let i = 0; i < 24; i++) c.enqueue(new Uint8Array(64 * 1024).fill(0x20)); c.close() }
+  })
+  t.equal((await post('/v1/chat/completions', chunked)).status, 413, 'a chunked body over the limit is 413')
+
+  const anthropic = await post('/v1/messages', big, { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' })
+  t.equal(anthropic.status, 413, 'the Anthropic route has the same limit')
+  t.match(anthropic.json, { type: 'error', error: { type: 'request_too_large' } }, 'in Anthropic\'s error shape')
+
+  const audio = Buffer.concat([
+    Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n'),
+    Buffer.alloc(MiB + 10, 1),
+    Buffer.from('\r\n--b--\r\n')
+  ])
+  t.equal((await post('/v1/audio/transcriptions', audio, { 'content-type': 'multipart/form-data; boundary=b' })).status, 413, 'a multipart upload over the limit is 413')
+
+  // 16 MiB of JSON whitespace compresses to a few KiB; the gateway never inflates request bodies.
+  const bomb = gzipSync(Buffer.concat([Buffer.from(chatBody().slice(0, -1)), Buffer.alloc(16 * MiB, 0x20), Buffer.from('}')]))
+  t.ok(bomb.length < 100_000, 'the bomb itself is small')
+  const gz = await post('/v1/chat/completions', bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+  t.ok(gz.status === 400 || gz.status === 413 || gz.status === 415, `a gzip-encoded body is refused (${gz.status})`)
+  t.match(gz.json, { error: { type: 'invalid_request_error' } })
+
+  await nothingSpent(t, app, upstream, store, 'refused bodies')
+
+  const boundary = 'B'.repeat(10_000)
+  const longBoundary = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--${boundary}\r\n` +
+    `Content-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFFfake\r\n--${boundary}--\r\n`)
+  const started = Date.now()
+  const lb = await post('/v1/audio/transcriptions', longBoundary, { 'content-type': `multipart/form-data; boundary=${boundary}` })
+  t.ok(Date.now() - started < 2000, 'a long boundary costs no noticeable time')
+  t.ok(lb.status < 500, `a 10 000-character boundary is no server error (${lb.status})`)
+
+
+  // The process is healthy and serves the next normal request.
+  t.equal((await fetch(`${url}/healthz`)).status, 200)
+  const ok = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody() })
+  t.equal(ok.status, 200, 'a normal request still succeeds')
+})
+
+t.test('SEC-27 malformed JSON, invalid UTF-8, prototype pollution, deep nesting and wrong content types are 4xx in OpenAI\'s shape, or served intact, never a 500', async (t) => {
+  const { app, upstream, store, post } = await setup(t)
+
+  const refused: Array<[string, string, Record<string, string>?]> = [
+    ['truncated JSON', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"'],
+    ['a bare string', '"gpt-4o-mini"'],
+    ['an array', '[1,2,3]'],
+    ['JSON with a trailing comma', '{"model":"gpt-4o-mini",}'],
+    ['NaN', '{"model":"gpt-4o-mini","temperature":NaN}'],
+    ['a form-encoded body', 'model=gpt-4o-mini&messages=hi', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['an octet-stream body', chatBody(), { 'content-type': 'application/octet-stream' }],
+    ['XML', '<model>gpt-4o-mini</model>', { 'content-type': 'application/xml' }],
+    ['a chat body sent as multipart', chatBody(), { 'content-type': 'multipart/form-data; boundary=x' }]
+  ]
+  for (const [what, body, headers] of refused) {
+    const res = await post('/v1/chat/completions', body, headers)
+    t.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status}`)
+    t.match(res.json, { error: { message: String, type: 'invalid_request_error' } }, `${what}: OpenAI's error shape`)
+  }
+  await nothingSpent(t, app, upstream, store, 'malformed bodies')
+
+  // Well-formed but hostile: served (or refused) without touching any prototype.
+  const hostile: Array<[string, string]> = [
+    ['__proto__', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"__proto__":{"polluted":"yes","role":100}}'],
+    ['__proto__ in a message', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi","__proto__":{"polluted":"yes"}}]}'],
+    ['constructor.prototype', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"constructor":{"prototype":{"polluted":"yes"}}}']
+  ]
+  for (const [what, body] of hostile) {
+    const res = await post('/v1/chat/completions', body)
+    t.ok(res.status < 500, `${what}: no server error (${res.status})`)
+    t.equal(({} as Record<string, unknown>)['polluted'], undefined, `${what}: Object.prototype untouched`)
+    t.equal(({} as Record<string, unknown>)['role'], undefined, `${what}: no inherited role`)
+    const sent = JSON.parse(upstream.requests.at(-1)!.body.toString()) as { model: string, messages: Array<{ role: unknown, content: unknown }> }
+    t.match(sent, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, `${what}: the upstream gets the message as sent`)
+  }
+  t.equal((Object.prototype as unknown as Record<string, unknown>)['polluted'], undefined)
+
+  // Duplicate keys: the last one wins, and the model billed is the model sent upstream.
+  const before = upstream.requests.length
+  const dup = await post('/v1/chat/completions', '{"model":"whisper-1","model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')
+  t.equal(dup.status, 200)
+  t.equal(JSON.parse(upstream.requests[before]!.body.toString()).model, 'gpt-4o-mini', 'the upstream gets the last model')
+
+  // Invalid UTF-8 bytes and lone surrogates inside a message.
+  const badBytes = Buffer.concat([Buffer.from('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"a'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('b"}]}')])
+  const utf = await post('/v1/chat/completions', badBytes)
+  t.ok(utf.status < 500, `invalid UTF-8 bytes: no server error (${utf.status})`)
+  const lone = await post('/v1/chat/completions', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x\\ud800y\\udfffz"}]}')
+  t.ok(lone.status < 500, `lone surrogates: no server error (${lone.status})`)
+  const loneStream = await post('/v1/chat/completions', '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"x\\ud800y"}]}')
+  t.ok(loneStream.status < 500, `lone surrogates, streamed: no server error (${loneStream.status})`)
+  for (const r of upstream.requests.slice(before + 1)) {
+    t.ok(Buffer.from(r.body.toString('utf8'), 'utf8').equals(r.body), 'what goes upstream is valid UTF-8')
+  }
+
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000)
+  const nestedTools = await post('/v1/messages', `{"model":"gpt-4o-mini","max_tokens":5,"messages":[{"role":"user","content":${deep}}]}`, { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' })
+  t.ok(nestedTools.status < 500, `10 000-deep Anthropic content: no server error (${nestedTools.status})`)
+
+  // No leaked reservation: each one still open belongs to an admitted request whose usage
+  // event is queued (the billing worker settles it), and each of those billed the model it sent.
+  const events = await usageEvents(app)
+  const billed = new Set(events.map((e) => e.request_id))
+  t.ok((await store.openReservations()).every((r) => billed.has(r.requestId)), 'every open reservation has its usage event')
+  t.ok(events.length > 0 && events.every((e) => e.model_name === 'gpt-4o-mini' && e.outcome === 'success'), 'every admitted request succeeded with the model it sent')
+})
+
+t.test('SEC-28 huge headers and slowloris: oversized headers are 431, the header timer is set, and slow clients do not starve healthy requests', async (t) => {
+  const { app, url, key } = await setup(t)
+  const host = new URL(url).host
+  const chatReq = (extra: string) => `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(chatBody())}\r\nConnection: close\r\n${extra}\r\n${chatBody()}`
+
+  const huge = await raw(url, chatReq(`X-Big: ${'a'.repeat(64 * 1024)}\r\n`))
+  t.match(huge, /^HTTP\/1\.1 431 /, 'a 64 KiB header is 431')
+  const many = await raw(url, chatReq(Array.from({ length: 1000 }, (_, i) => `X-Pad-${i}: ${'v'.repeat(12)}\r\n`).join('')))
+  t.match(many, /^HTTP\/1\.1 431 /, '1 000 headers (about 24 KiB) are 431')
+  const manySmall = await raw(url, chatReq(Array.from({ length: 1000 }, (_, i) => `x${i}: v\r\n`).join('')))
+  t.match(manySmall, /^HTTP\/1\.1 (200|431) /, '1 000 tiny headers are served or refused, never a crash')
+
+  // Node closes connections whose head is incomplete after headersTimeout (checked every
+  // connectionsCheckingInterval); both must be within the 60 s budget of the case.
+  t.ok(app.server.headersTimeout > 0 && app.server.headersTimeout <= 60_000, `headersTimeout ${app.server.headersTimeout} ms`)
+
+  // 200 slowloris sockets (half a head each) and 200 slow-body sockets stay open while healthy
+  // requests are served promptly.
+  const sockets: Socket[] = []
+  t.teardown(() => { for (const s of sockets) s.destroy() })
+  const { hostname, port } = new URL(url)
+  for (let i = 0; i < 200; i++) {
+    const slowHead = connect(Number(port), hostname, () => { slowHead.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nX-Slow: `) })
+    const slowBody = connect(Number(port), hostname, () => {
+      slowBody.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`)
+    })
+    slowHead.on('error', () => {})
+    slowBody.on('error', () => {})
+    sockets.push(slowHead, slowBody)
+  }
+  await new Promise((r) => setTimeout(r, 300))
+  const times: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const started = Date.now()
+    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: chatBody() })
+    t.equal(res.status, 200)
+    await res.arrayBuffer()
+    times.push(Date.now() - started)
+  }
+  t.ok(Math.max(...times) < 1000, `healthy requests stay fast during the attack (slowest ${Math.max(...times)} ms)`)
+  t.equal((await fetch(`${url}/healthz`)).status, 200)
+})
