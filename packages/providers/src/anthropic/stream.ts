@@ -1,14 +1,15 @@
 import type { StreamConverter, Usage } from '../adaptor.js'
-import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { isRecord, list, num, str, type JsonRecord } from '../json.js'
+import { chatChunkReader, CUT_STREAM_MESSAGE } from '../openai-compatible/chat-chunks.js'
 import { readUsage } from '../openai-compatible/usage.js'
-import { sseDataReader } from '../openai-compatible/sse-data.js'
+import { streamConverter } from '../stream-converter.js'
+import { textKeeper } from '../text-keeper.js'
 import { anthropicErrorType } from './errors.js'
 import { anthropicId, anthropicStopReason, anthropicUsage, contentText, messageId } from './response.js'
 
 const EMPTY = Buffer.alloc(0)
 
-/** The message of the `error` event sent when the upstream's stream stops before its end. */
-export const CUT_STREAM_MESSAGE = 'The upstream stream ended before the answer was complete'
+export { CUT_STREAM_MESSAGE }
 
 /** One Anthropic server-sent event. */
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
@@ -53,9 +54,7 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
   let started = false
   let stopped = false
   let failed = false
-  let finishSeen = false
   let finishReason: unknown
-  let usageAfterFinish = false
   let calledTools = false
   let usage: Usage | undefined
 
@@ -65,13 +64,8 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
   let openToolIndex: number | undefined
   let openToolId: string | undefined
 
-  let untaken: string[] = []
-  let untakenBytes = 0
-
-  function keepText (text: string): void {
-    untaken.push(text)
-    untakenBytes += text.length
-  }
+  const kept = textKeeper()
+  const keepText = kept.keep
 
   function start (chunk: JsonRecord | undefined): void {
     if (started) return
@@ -155,7 +149,6 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     if (isRecord(d.function_call)) toolCall({ function: d.function_call }, -1)
     const finish = value.finish_reason
     if (typeof finish === 'string' && finish !== '') {
-      finishSeen = true
       finishReason = finish
       closeBlock()
     }
@@ -181,42 +174,14 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     out += sse('error', { type: 'error', error: { type: streamErrorType(error), message } })
   }
 
-  function chunk (json: JsonRecord): void {
-    if (isRecord(json.error)) {
-      fail(json.error)
-      return
-    }
-    start(json)
-    let seen = readUsage(json.usage)
-    for (const value of list(json.choices)) {
-      if (!isRecord(value) || (num(value.index) ?? 0) !== 0) continue
-      choice(value)
-      // Moonshot puts the usage inside the choice.
-      seen ??= readUsage(value.usage)
-    }
-    if (seen !== undefined) {
-      usage = seen
-      if (finishSeen) usageAfterFinish = true
-    }
-    // OpenAI sends the usage in a chunk of its own after the finish reason; others with it.
-    if (finishSeen && usageAfterFinish) stop()
-  }
-
-  /** Handles one event's data; false when it is not a complete value (a piece of a multi-line event). */
-  function handle (payload: string, name: string | undefined): boolean {
-    if (payload.length < 16 && payload.trim() === '[DONE]') {
-      stop()
-      return true
-    }
-    const json = parseJson(payload)
-    if (!isRecord(json)) return false
-    if (stopped || failed) return true
-    if (name === 'error') fail(isRecord(json.error) ? json.error : json)
-    else chunk(json)
-    return true
-  }
-
-  const reader = sseDataReader(handle, (payload, name) => { if (name === 'error') fail({ message: payload }) })
+  const reader = chatChunkReader({
+    chunk: start,
+    choice,
+    usage: (raw) => { usage = readUsage(raw) },
+    done: stop,
+    error: fail,
+    ended: () => stopped || failed
+  })
 
   function flush (): Buffer {
     const bytes = out === '' ? EMPTY : Buffer.from(out)
@@ -224,30 +189,5 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     return bytes
   }
 
-  return {
-    push: (bytes) => {
-      if (bytes.length === 0) return EMPTY
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      // A last line without its newline, and an event without its blank line, still count.
-      reader.end()
-      if (!stopped && !failed) {
-        // Without [DONE], a finish reason still means the answer is complete.
-        if (finishSeen) stop()
-        else fail({ message: CUT_STREAM_MESSAGE })
-      }
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => {
-      const text = untaken.join('')
-      untaken = []
-      untakenBytes = 0
-      return text
-    },
-    untakenBytes: () => untakenBytes,
-    finished: () => stopped
-  }
+  return streamConverter(reader, { flush, usage: () => usage, finished: () => stopped, text: kept })
 }

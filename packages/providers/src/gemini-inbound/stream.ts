@@ -1,9 +1,10 @@
 import type { StreamConverter, Usage } from '../adaptor.js'
 import { contentText } from '../anthropic/response.js'
-import { CUT_STREAM_MESSAGE } from '../anthropic/stream.js'
-import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { sseDataReader } from '../openai-compatible/sse-data.js'
+import { isRecord, list, num, str, type JsonRecord } from '../json.js'
+import { chatChunkReader } from '../openai-compatible/chat-chunks.js'
 import { readUsage } from '../openai-compatible/usage.js'
+import { streamConverter } from '../stream-converter.js'
+import { textKeeper } from '../text-keeper.js'
 import { geminiError } from './errors.js'
 import { functionCallPart, geminiFinishReason, geminiUsageMetadata, responseId, type GeminiUsageMetadata } from './response.js'
 
@@ -68,20 +69,13 @@ export function chatStreamToGemini (model: string, mode: GeminiStreamMode): Stre
   let id: string | undefined
   let stopped = false
   let failed = false
-  let finishSeen = false
   let finishReason: unknown
-  let usageAfterFinish = false
   let usage: Usage | undefined
   let metadata: GeminiUsageMetadata | undefined
   let call: PendingCall | undefined
 
-  let untaken: string[] = []
-  let untakenBytes = 0
-
-  function keepText (text: string): void {
-    untaken.push(text)
-    untakenBytes += text.length
-  }
+  const kept = textKeeper()
+  const keepText = kept.keep
 
   function emit (value: unknown): void {
     const json = JSON.stringify(value)
@@ -147,7 +141,6 @@ export function chatStreamToGemini (model: string, mode: GeminiStreamMode): Stre
     if (isRecord(d.function_call)) toolCall({ function: d.function_call }, -1)
     const finish = value.finish_reason
     if (typeof finish === 'string' && finish !== '') {
-      finishSeen = true
       finishReason = finish
       flushCall()
     }
@@ -169,45 +162,19 @@ export function chatStreamToGemini (model: string, mode: GeminiStreamMode): Stre
     closeArray()
   }
 
-  function chunk (json: JsonRecord): void {
-    if (isRecord(json.error)) {
-      fail(streamErrorStatus(json.error), str(json.error.message) ?? 'The upstream reported an error')
-      return
-    }
-    if (id === undefined && str(json.id) !== undefined && json.id !== '') id = responseId(json.id)
-    let seenRaw: unknown = readUsage(json.usage) === undefined ? undefined : json.usage
-    for (const value of list(json.choices)) {
-      if (!isRecord(value) || (num(value.index) ?? 0) !== 0) continue
-      choice(value)
-      // Moonshot puts the usage inside the choice.
-      if (seenRaw === undefined && readUsage(value.usage) !== undefined) seenRaw = value.usage
-    }
-    if (seenRaw !== undefined) {
-      usage = readUsage(seenRaw)
-      metadata = geminiUsageMetadata(seenRaw)
-      if (finishSeen) usageAfterFinish = true
-    }
-    // OpenAI sends the usage in a chunk of its own after the finish reason; others with it.
-    if (finishSeen && usageAfterFinish) stop()
-  }
-
-  /** Handles one event's data; false when it is not a complete value (a piece of a multi-line event). */
-  function handle (payload: string, name: string | undefined): boolean {
-    if (payload.length < 16 && payload.trim() === '[DONE]') {
-      stop()
-      return true
-    }
-    const json = parseJson(payload)
-    if (!isRecord(json)) return false
-    if (stopped || failed) return true
-    if (name === 'error') {
-      const error = isRecord(json.error) ? json.error : json
-      fail(streamErrorStatus(error), str(error.message) ?? 'The upstream reported an error')
-    } else chunk(json)
-    return true
-  }
-
-  const reader = sseDataReader(handle, (payload, name) => { if (name === 'error') fail(500, payload) })
+  const reader = chatChunkReader({
+    chunk: (json) => {
+      if (id === undefined && str(json.id) !== undefined && json.id !== '') id = responseId(json.id)
+    },
+    choice,
+    usage: (raw) => {
+      usage = readUsage(raw)
+      metadata = geminiUsageMetadata(raw)
+    },
+    done: stop,
+    error: (error) => { fail(streamErrorStatus(error), str(error.message) ?? 'The upstream reported an error') },
+    ended: () => stopped || failed
+  })
 
   function flush (): Buffer {
     const bytes = out === '' ? EMPTY : Buffer.from(out)
@@ -215,29 +182,5 @@ export function chatStreamToGemini (model: string, mode: GeminiStreamMode): Stre
     return bytes
   }
 
-  return {
-    push: (bytes) => {
-      if (bytes.length === 0) return EMPTY
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      // A last line without its newline, and an event without its blank line, still count.
-      reader.end()
-      if (!stopped && !failed) {
-        if (finishSeen) stop()
-        else fail(500, CUT_STREAM_MESSAGE)
-      }
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => {
-      const text = untaken.join('')
-      untaken = []
-      untakenBytes = 0
-      return text
-    },
-    untakenBytes: () => untakenBytes,
-    finished: () => stopped
-  }
+  return streamConverter(reader, { flush, usage: () => usage, finished: () => stopped, text: kept })
 }

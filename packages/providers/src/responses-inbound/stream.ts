@@ -1,8 +1,8 @@
 import type { StreamConverter, Usage } from '../adaptor.js'
-import { CUT_STREAM_MESSAGE } from '../anthropic/stream.js'
-import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { sseDataReader } from '../openai-compatible/sse-data.js'
+import { contentText, isRecord, list, num, str, type JsonRecord } from '../json.js'
+import { chatChunkReader } from '../openai-compatible/chat-chunks.js'
 import { readUsage } from '../openai-compatible/usage.js'
+import { streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { customToolNames } from './request.js'
 import {
@@ -79,9 +79,7 @@ export function chatStreamToResponses (model: string, request?: Readonly<Record<
   let id = ''
   let stopped = false
   let failed = false
-  let finishSeen = false
   let finishReason: unknown
-  let usageAfterFinish = false
   let usage: Usage | undefined
   let wireUsage: ResponsesUsage | undefined
 
@@ -195,7 +193,6 @@ export function chatStreamToResponses (model: string, request?: Readonly<Record<
     if (isRecord(d.function_call)) toolCall({ function: d.function_call }, -1)
     const finish = value.finish_reason
     if (typeof finish === 'string' && finish !== '') {
-      finishSeen = true
       finishReason = finish
       closeItem()
     }
@@ -223,43 +220,17 @@ export function chatStreamToResponses (model: string, request?: Readonly<Record<
     event('response.failed', { response: { ...base, status: 'failed', error: { code, message }, output: items, usage: wireUsage ?? null } })
   }
 
-  function chunk (json: JsonRecord): void {
-    if (isRecord(json.error)) {
-      fail(json.error)
-      return
-    }
-    start(json)
-    let seen: unknown = readUsage(json.usage) === undefined ? undefined : json.usage
-    for (const value of list(json.choices)) {
-      if (!isRecord(value) || (num(value.index) ?? 0) !== 0) continue
-      choice(value)
-      // Moonshot puts the usage inside the choice.
-      if (seen === undefined && readUsage(value.usage) !== undefined) seen = value.usage
-    }
-    if (seen !== undefined) {
-      usage = readUsage(seen)
-      wireUsage = responsesUsage(seen)
-      if (finishSeen) usageAfterFinish = true
-    }
-    // OpenAI sends the usage in a chunk of its own after the finish reason; others with it.
-    if (finishSeen && usageAfterFinish) stop()
-  }
-
-  /** Handles one event's data; false when it is not a complete value (a piece of a multi-line event). */
-  function handle (payload: string, name: string | undefined): boolean {
-    if (payload.length < 16 && payload.trim() === '[DONE]') {
-      stop()
-      return true
-    }
-    const json = parseJson(payload)
-    if (!isRecord(json)) return false
-    if (stopped || failed) return true
-    if (name === 'error') fail(isRecord(json.error) ? json.error : json)
-    else chunk(json)
-    return true
-  }
-
-  const reader = sseDataReader(handle, (payload, name) => { if (name === 'error') fail({ message: payload }) })
+  const reader = chatChunkReader({
+    chunk: (json) => { start(json) },
+    choice,
+    usage: (raw) => {
+      usage = readUsage(raw)
+      wireUsage = responsesUsage(raw)
+    },
+    done: stop,
+    error: fail,
+    ended: () => stopped || failed
+  })
 
   function flush (): Buffer {
     const bytes = out === '' ? EMPTY : Buffer.from(out)
@@ -267,25 +238,5 @@ export function chatStreamToResponses (model: string, request?: Readonly<Record<
     return bytes
   }
 
-  return {
-    push: (bytes) => {
-      if (bytes.length === 0) return EMPTY
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      // A last line without its newline, and an event without its blank line, still count.
-      reader.end()
-      if (!stopped && !failed) {
-        // Without [DONE], a finish reason still means the answer is complete.
-        if (finishSeen) stop()
-        else fail({ message: CUT_STREAM_MESSAGE })
-      }
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => stopped
-  }
+  return streamConverter(reader, { flush, usage: () => usage, finished: () => stopped, text })
 }
