@@ -1,10 +1,11 @@
 import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { sseReader } from '../claude/index.js'
+import { errorChunk } from '../openai-shapes.js'
+import { outbox, streamConverter } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 import { chatUsage, codexTokens, finishReasonOf, type CodexTokens } from './response.js'
 
-const EMPTY = Buffer.alloc(0)
 const DONE = 'data: [DONE]\n\n'
 
 /** Events that end a Responses stream normally. */
@@ -57,7 +58,7 @@ export function createCodexChatStream (req: RelayRequest): StreamConverter {
   let callCount = 0
   let tokens: CodexTokens | undefined
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function setPrefix (response: unknown): void {
     const id = str(at(response, 'id')) ?? ''
@@ -99,7 +100,7 @@ export function createCodexChatStream (req: RelayRequest): StreamConverter {
     if (!roleSent) return
     const error = isRecord(json.error) ? json.error : isRecord(at(json, 'response', 'error')) ? at(json, 'response', 'error') as JsonRecord : json
     const code = str(error.code) ?? str(error.type) ?? 'upstream_error'
-    out.push(`data: ${JSON.stringify({ error: { message: str(error.message) ?? 'upstream error', type: 'upstream_error', param: null, code } })}\n\n`)
+    out.push(errorChunk(str(error.message) ?? 'upstream error', code))
   }
 
   const reader = eventReader((json, name) => {
@@ -164,27 +165,7 @@ export function createCodexChatStream (req: RelayRequest): StreamConverter {
     }
   })
 
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => tokens?.usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => tokens?.usage, finished: () => done, text })
 }
 
 /**
@@ -208,7 +189,7 @@ export function createCodexResponsesStream (): StreamConverter {
   let usage: Usage | undefined
   let done = false
   const text = textKeeper()
-  let out: string[] = []
+  const out = outbox()
 
   function backfilled (json: JsonRecord, data: string): string {
     const response = json.response
@@ -241,25 +222,5 @@ export function createCodexResponsesStream (): StreamConverter {
     out.push(`event: ${type}\ndata: ${payload}\n\n`)
   })
 
-  const flush = (): Buffer => {
-    if (out.length === 0) return EMPTY
-    const bytes = Buffer.from(out.length === 1 ? out[0]! : out.join(''))
-    out = []
-    return bytes
-  }
-
-  return {
-    push: (bytes) => {
-      reader.push(bytes)
-      return flush()
-    },
-    end: () => {
-      reader.end()
-      return flush()
-    },
-    usage: () => usage,
-    takeText: () => text.take(),
-    untakenBytes: () => text.bytes(),
-    finished: () => done
-  }
+  return streamConverter(reader, { flush: out.flush, usage: () => usage, finished: () => done, text })
 }
