@@ -185,6 +185,14 @@ t.test('the super admin\'s operation, system and other tabs change the running s
   await toast(page, 'warning', 'Nothing changed')
   t.pass('a blank credential keeps the stored one')
   await screenshot(page, 'admin-settings-system-1280')
+  // Clearing a credential is its own, confirmed action (a blank field keeps it).
+  await card(page, 'smtp').getByRole('button', { name: 'Clear' }).click()
+  const clearDialog = page.getByRole('dialog', { name: 'Clear SMTP password or token?' })
+  await clearDialog.getByRole('button', { name: 'Clear' }).click()
+  await toast(page, 'success', 'SMTP password or token cleared')
+  t.equal((await db.selectFrom('options').select('value').where('key', '=', 'SMTPToken').executeTakeFirst())?.value ?? '', '', 'the credential is removed')
+  t.equal(await card(page, 'smtp').getByRole('button', { name: 'Clear' }).count(), 0, 'nothing left to clear')
+  t.equal(await card(page, 'smtp').getByLabel('SMTP password or token').getAttribute('placeholder'), 'Not set')
 
   // An admin (role 10) sees only the personal tab, whatever the address asks for.
   const admin = await openPage(t, browser, system.url, { viewport: DESKTOP })

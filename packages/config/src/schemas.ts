@@ -25,7 +25,15 @@ const httpUrl = (fallback: string, what: string) =>
 const redisPrefix = Type.String({ default: '', pattern: '^[A-Za-z0-9:_-]*$', description: 'must contain only letters, digits, ":", "_" and "-"' })
 const shutdownGrace = Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: 'must be milliseconds 0-600000' })
 
+/** The outbound guard (SSRF) of every service that calls upstreams: see @modelgate/providers' Outbound. */
+const outbound = {
+  OUTBOUND_PUBLIC_ONLY: bool(false, 'refuse private and loopback upstream addresses for channels and admin-set URLs too'),
+  OUTBOUND_ALLOW: Type.String({ default: '', pattern: '^[^\\s,]*(,\\s*[^\\s,]*)*$', description: 'must be CIDRs, addresses or host names, comma-separated (outbound targets allowed even when metadata, or private under OUTBOUND_PUBLIC_ONLY or supplied by users)' }),
+  OUTBOUND_DNS_SERVERS: Type.String({ default: '', pattern: '^[^\\s,]*(,\\s*[^\\s,]*)*$', description: 'must be DNS server addresses (ip or ip:port), comma-separated (resolve outbound host names with these instead of the system resolver)' })
+}
+
 const common = {
+  ...outbound,
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   REDIS_KEY_PREFIX: redisPrefix,
@@ -45,8 +53,10 @@ export const gatewayConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000, description: 'must be milliseconds 1000-3600000 (longest wait for an upstream answer to start)' }),
   RELAY_BODY_LIMIT_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'must be megabytes 1-1024 (largest relay request body)' }),
   RELAY_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'must be a whole number >= 0 (relay requests per client IP per minute; 0 = no limit)' }),
+  GATEWAY_TRUST_PROXY: Type.String({ default: '', pattern: '^[^\\s,]*(,\\s*[^\\s,]*)*$', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (load balancers in front of the gateway whose X-Forwarded-For is believed; empty = none, the socket address is the client)' }),
   RELAY_LEASE_TTL_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 60_000, description: 'must be milliseconds 1000-600000 (how long a request counts against concurrency limits after its gateway stopped renewing it, e.g. died)' }),
   STATE_REFRESH_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'must be milliseconds >= 1000 (full reload of routing and options, a safety net for missed change messages)' }),
+  DRAIN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 120_000, description: 'must be milliseconds 0-3600000 (at shutdown, how long in-flight relays may finish before the streams still running are cut with an error event and billed for what was sent)' }),
   HEAP_GROWTH_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 20, description: 'must be a whole number 0-300 (how far the heap may grow past what the last full collection kept; 0 = V8\'s own policy)' })
 })
 export type GatewayConfig = Static<typeof gatewayConfigSchema>
@@ -57,6 +67,7 @@ export const controlPlaneConfigSchema = Type.Object({
   SESSION_SECRET: secret('signs console sessions'),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
   TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (proxies whose X-Forwarded-For is believed)' }),
+  INITIAL_ROOT_PASSWORD: Type.Optional(Type.String({ minLength: 8, maxLength: 20, secret: true, description: 'must be 8-20 characters (password of the root account created on first start; unset: 123456, flagged as default)' })),
   WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' })),
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, maximum: 8760, default: 720, description: 'must be hours 1-8760 (console session lifetime)' }),
   GITHUB_OAUTH_URL: httpUrl('https://github.com', 'GitHub OAuth authorize/token base'),
@@ -71,7 +82,9 @@ export const billingWorkerConfigSchema = Type.Object({
   BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints'),
   CRYPTO_SECRET: secret('decrypts channel keys for periodic channel tests'),
   CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' }),
-  WORKER_LOCK_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000, description: 'must be milliseconds 1000-600000 (how soon a job held by a dead worker is taken over)' })
+  WORKER_LOCK_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000, description: 'must be milliseconds 1000-600000 (how soon a job held by a dead worker is taken over)' }),
+  RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000, description: 'must be milliseconds 1000-86400000 (how often cached balances are checked against Postgres and orphaned reservations settled)' }),
+  ORPHAN_RESERVATION_MS: Type.Integer({ minimum: 1000, maximum: 21_000_000, default: 7_200_000, description: 'must be milliseconds 1000-21000000 (the longest a relay request may run: a reservation older than this lost its gateway and is settled at its estimate)' })
 })
 export type BillingWorkerConfig = Static<typeof billingWorkerConfigSchema>
 

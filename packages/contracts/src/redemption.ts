@@ -97,7 +97,7 @@ export type PaymentMethod = Static<typeof PaymentMethod>
 
 /** `POST /api/user/amount`: `amount` is a whole number of top-up units (dollars). */
 export const TopUpAmountBody = Type.Object({
-  amount: Type.Integer({ maximum: 10_000_000 }),
+  amount: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
   /** Sent by the console; no promotion codes exist, so it changes nothing. */
   top_up_code: Type.Optional(Type.String({ maxLength: 200 }))
 })

@@ -51,6 +51,31 @@ export function redactUrl (url: string): string {
   return url.replace(SECRET_QUERY, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`)
 }
 
+// Credentials recognised by their shape: relay and OpenAI-style keys (sk-...), Anthropic's
+// (sk-ant-...), Google API keys (AIza...), and whatever follows `Bearer `.
+const SECRET_VALUE = /\b(sk-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,})|(\bBearer\s+)[A-Za-z0-9._~+/=-]{12,}/g
+
+/** A key shown as its first and last two characters: `sk-ab...yz`. */
+function maskKey (key: string): string {
+  const head = key.startsWith('sk-') ? 5 : 4
+  return `${key.slice(0, head)}...${key.slice(-2)}`
+}
+
+/**
+ * Removes credentials from free text before it is logged or answered: `?key=`-style parameters
+ * and URL passwords ({@link redactUrl}), keys recognised by their shape (masked as `sk-ab...yz`),
+ * bearer tokens, and every value in `known` (a channel key, a client secret) wherever it appears.
+ * Meant for error texts and upstream bodies, not for every log line: it scans the whole text.
+ */
+export function redactSecrets (text: string, known: ReadonlyArray<string | undefined> = []): string {
+  let out = text
+  for (const value of known) {
+    if (value !== undefined && value.length >= 6) out = out.split(value).join(REDACTED)
+  }
+  return redactUrl(out).replace(SECRET_VALUE, (_whole, key: string | undefined, bearer: string | undefined) =>
+    key !== undefined ? maskKey(key) : `${bearer ?? ''}${REDACTED}`)
+}
+
 interface RequestLike {
   method?: string
   url?: string
@@ -89,8 +114,10 @@ export function loggerOptions (opts: { service: string, level?: string }): Logge
           type: err.name,
           code: err.code,
           statusCode: err.statusCode,
-          message: redactUrl(err.message),
-          stack: err.stack === undefined ? undefined : redactUrl(err.stack)
+          // Error texts may quote an upstream answer or a header: scrubbed by value pattern too
+          // (errors are rare, so the scan costs nothing on the relay's per-request line).
+          message: redactSecrets(err.message),
+          stack: err.stack === undefined ? undefined : redactSecrets(err.stack)
         }
       }
     }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import t from 'tap'
-import { loggerOptions, redactUrl } from '../src/index.js'
+import { loggerOptions, redactSecrets, redactUrl } from '../src/index.js'
 
 function capture () {
   const lines: Array<Record<string, unknown>> = []
@@ -36,4 +36,17 @@ t.test('redactUrl strips query credentials and URL passwords', async (t) => {
   t.equal(redactUrl('/x?api_key=abc'), '/x?api_key=[redacted]')
   t.equal(redactUrl('postgres://user:pa55@db:5432/x'), 'postgres://user:[redacted]@db:5432/x')
   t.equal(redactUrl('/v1/chat/completions'), '/v1/chat/completions')
+})
+
+t.test('error texts lose keys by shape and known values, keeping a masked form', async (t) => {
+  const key = `sk-${'a1B2'.repeat(10)}`
+  const google = `AIza${'x9_Y'.repeat(9)}`
+  const text = `upstream said: Incorrect API key provided: ${key}; google ${google}; Authorization: Bearer eyJhbGciOi.payload.sig; secret s3cr3t-value at https://u:pw@h.test/p?key=abc`
+  const out = redactSecrets(text, ['s3cr3t-value'])
+  for (const leaked of [key, google, 'eyJhbGciOi.payload.sig', 's3cr3t-value', 'key=abc', ':pw@']) t.notOk(out.includes(leaked), `no ${leaked}`)
+  t.ok(out.includes('sk-a1...B2') && out.includes('AIza..._Y'), `masked forms stay: ${out}`)
+
+  const { logger, lines } = capture()
+  logger.error({ err: new Error(`401 from upstream: ${key}`) }, 'relay failed')
+  t.notOk(JSON.stringify(lines).includes(key), 'an error\'s message is scrubbed when logged')
 })

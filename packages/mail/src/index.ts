@@ -21,6 +21,11 @@ export interface SmtpSettings {
   pass: string
   /** Sender address (may be `Name <address>`); SMTPFrom, else SMTPAccount. */
   from: string
+  /**
+   * Turns `host` into the address to connect to (the outbound guard's allowed address, so no
+   * second resolution can rebind it); absent: the mail client resolves the name itself.
+   */
+  resolve?: (host: string) => Promise<string>
 }
 
 /** One message. Both bodies are sent, as multipart/alternative. */
@@ -72,8 +77,16 @@ export function isSmtpConfigured (settings: SmtpSettings): boolean {
  */
 export async function sendMail (settings: SmtpSettings, mail: MailMessage): Promise<{ messageId: string }> {
   if (!isSmtpConfigured(settings)) throw new MailNotConfiguredError()
+  let address = settings.host
+  try {
+    if (settings.resolve !== undefined) address = await settings.resolve(settings.host)
+  } catch (err) {
+    throw new MailSendError(err)
+  }
   const transport = createTransport({
-    host: settings.host,
+    host: address,
+    // TLS still verifies the certificate against the configured name.
+    ...(address === settings.host ? {} : { servername: settings.host }),
     port: settings.port,
     secure: settings.secure,
     auth: settings.user === '' || settings.pass === '' ? undefined : { user: settings.user, pass: settings.pass },
@@ -92,7 +105,7 @@ export async function sendMail (settings: SmtpSettings, mail: MailMessage): Prom
     })
     return { messageId: info.messageId }
   } catch (err) {
-    throw new MailSendError(err)
+    throw new MailSendError(err, { user: settings.user, pass: settings.pass })
   } finally {
     transport.close()
   }

@@ -1,3 +1,4 @@
+import type { Outbound } from './outbound.js'
 /**
  * The contract every channel type implements. It imports nothing from provider folders; the
  * registry (registry.ts) is the only list of types. The gateway relays through it and the
@@ -55,6 +56,11 @@ export interface ChannelConfig {
    * types whose tokens rotate (Claude Code, Codex). Absent: renewals are kept in this process only.
    */
   credentials?: CredentialStore
+  /**
+   * The service's outbound guard (SSRF policy and connection pools) its calls go through; absent:
+   * the default guard (metadata addresses refused, private ones allowed).
+   */
+  outbound?: Outbound
 }
 
 /**

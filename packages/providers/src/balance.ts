@@ -180,7 +180,7 @@ export async function queryBalance (channel: ChannelConfig, timeoutMs = 30_000):
   const get: Getter = async (url) => {
     let res: { status: number, body: Buffer }
     try {
-      res = await call(withOverrides(overridden, { method: 'GET', url, headers: listing.headers }), channel.proxyUrl, timeoutMs, BALANCE_ANSWER_MAX_BYTES)
+      res = await call(withOverrides(overridden, { method: 'GET', url, headers: listing.headers }), channel, timeoutMs, BALANCE_ANSWER_MAX_BYTES)
     } catch (err) {
       throw new BalanceFailure(failureMessage(err, timeoutMs))
     }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { ChannelConfig, ClassifiedFailure, FailureAction, UpstreamRequest } from './adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from './errors.js'
-import { call } from './probe.js'
+import { call, failureMessage } from './probe.js'
 
 /**
  * The channel's credentials could not be turned into what the upstream accepts (an access token
@@ -111,9 +111,9 @@ const TOKEN_ANSWER_MAX_BYTES = 256 * 1024
 export async function exchange (channel: ChannelConfig, up: UpstreamRequest, describe: (status: number, body: string) => string, timeoutMs = 30_000): Promise<{ status: number, body: string }> {
   let res: { status: number, body: Buffer }
   try {
-    res = await call(up, channel.proxyUrl, timeoutMs, TOKEN_ANSWER_MAX_BYTES)
+    res = await call(up, channel, timeoutMs, TOKEN_ANSWER_MAX_BYTES)
   } catch (err) {
-    throw new CredentialError({ action: 'retry', message: `access token request failed: ${(err as Error).message}` }, 502)
+    throw new CredentialError({ action: 'retry', message: `access token request failed: ${failureMessage(err, timeoutMs)}` }, 502)
   }
   const body = res.body.toString('utf8')
   if (res.status >= 200 && res.status < 300) return { status: res.status, body }

@@ -29,6 +29,7 @@ export {
   type UrlTarget
 } from './openai-compatible/index.js'
 export { upstreamDispatcher } from './dispatcher.js'
+export { defaultOutbound, Outbound, type OutboundPolicy, OutboundRefused, outboundRefusal, parseAddress, type RefusalReason, type TargetKind } from './outbound.js'
 export { realtimeRequest, realtimeSupported, realtimeUsage, REALTIME_CHANNEL_TYPES, type RealtimeOptions } from './openai-compatible/realtime.js'
 export { AZURE_REALTIME_API_VERSION } from './azure/realtime.js'
 export { fetchModels, testChannel } from './probe.js'

@@ -1,6 +1,6 @@
 import { fetch, type Response } from 'undici'
 import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
-import { upstreamDispatcher } from './dispatcher.js'
+import { defaultOutbound, outboundRefusal, type Outbound } from './outbound.js'
 import { CredentialError } from './credentials.js'
 import { authorized, upstreamRequest, withOverrides } from './overrides.js'
 
@@ -56,11 +56,17 @@ async function readCapped (res: Response, maxBytes: number, abort: AbortControll
   return Buffer.concat(chunks)
 }
 
+/** How a channel is reached: its proxy, through its service's outbound guard (absent: the default guard). */
+export interface Route {
+  proxyUrl?: string | undefined
+  outbound?: Outbound | undefined
+}
+
 /**
- * Sends `up` through the channel's proxy (or directly) with a timeout covering the whole answer,
- * redirects not followed, reading at most `maxBytes` of the body. Internal to this package.
+ * Sends `up` through the channel's proxy (or directly) and its guard, with a timeout covering the
+ * whole answer, redirects not followed, reading at most `maxBytes` of the body. Internal to this package.
  */
-export async function call (up: UpstreamRequest, proxyUrl: string | undefined, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
+export async function call (up: UpstreamRequest, route: Route, timeoutMs: number, maxBytes: number): Promise<{ status: number, contentType: string, body: Buffer }> {
   const abort = new AbortController()
   // The timeout covers reading the body too, not only the headers. A timer of our own, held
   // until the call ends: on Node 20 a composite of AbortSignal.timeout() may lose its source to
@@ -68,7 +74,7 @@ export async function call (up: UpstreamRequest, proxyUrl: string | undefined, t
   const timer = setTimeout(() => { abort.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')) }, timeoutMs)
   try {
     const res = await fetch(up.url, {
-      dispatcher: upstreamDispatcher(proxyUrl),
+      dispatcher: (route.outbound ?? defaultOutbound).dispatcher(route.proxyUrl),
       method: up.method,
       headers: up.headers,
       body: up.body === undefined ? undefined : typeof up.body === 'string' ? up.body : new Uint8Array(up.body),
@@ -85,6 +91,9 @@ export async function call (up: UpstreamRequest, proxyUrl: string | undefined, t
 export function failureMessage (err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: unknown, message?: unknown } }
   if (e.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
+  // The guard's refusal names the host and why, never anything the target sent.
+  const refusal = outboundRefusal(err)
+  if (refusal !== undefined) return refusal.message
   // fetch reports connection errors as a TypeError ("fetch failed") with the system error as the cause.
   if (e.name !== 'TypeError') return e.message
   const detail = [e.cause?.code, e.cause?.message].find((d) => typeof d === 'string' && d !== '')
@@ -100,7 +109,7 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
   const started = Date.now()
   try {
     const req = adaptor.testRequest(channel, model)
-    const res = await call(await upstreamRequest(adaptor, channel, req), channel.proxyUrl, timeoutMs, TEST_ANSWER_MAX_BYTES)
+    const res = await call(await upstreamRequest(adaptor, channel, req), channel, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) {
       const failure = adaptor.classifyFailure(res.status, res.body.toString('utf8'))
@@ -127,7 +136,7 @@ export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelCon
   const up = await authorized(adaptor, channel, withOverrides({ ...channel, paramOverride: undefined }, listing))
   let res: { status: number, contentType: string, body: Buffer }
   try {
-    res = await call(up, channel.proxyUrl, timeoutMs, MODEL_LIST_MAX_BYTES)
+    res = await call(up, channel, timeoutMs, MODEL_LIST_MAX_BYTES)
   } catch (err) {
     throw new Error(failureMessage(err, timeoutMs), { cause: err })
   }

@@ -87,7 +87,7 @@ local function reserve (uk, tk, rk, ulk, tlk, qk, text, unlimited, ttl, uid, tid
   if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
   redis.call('DECRBY', uk, text)
   if not unlimited then redis.call('DECRBY', tk, text) end
-  redis.call('SET', rk, text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid, 'EX', ttl)
+  redis.call('SET', rk, text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid .. '|' .. now(), 'EX', ttl)
   if ulim > 0 then
     redis.call('ZADD', ulk, now() + lease, rid)
     redis.call('PEXPIRE', ulk, lease * 2)
@@ -279,7 +279,15 @@ function scriptInput<T> (batch: readonly T[], keysOf: (item: T) => readonly stri
 }
 
 /** An open reservation: what a request holds until it is settled. */
-export interface OpenReservation { requestId: string, amount: number, unlimited: boolean, userId: number, tokenId: number }
+export interface OpenReservation {
+  requestId: string
+  amount: number
+  unlimited: boolean
+  userId: number
+  tokenId: number
+  /** When it was taken (unix ms, Redis' clock); absent on reservations taken before this was recorded. */
+  reservedAt?: number
+}
 
 /** Balances and reservations on one ioredis client (its keyPrefix applies). */
 export class QuotaStore {
@@ -487,9 +495,12 @@ export class QuotaStore {
       const names = keys.map((k) => k.slice(prefix.length))
       const values = await this.#redis.mget(...names)
       names.forEach((name, i) => {
-        const [amount, unlimited, userId, tokenId] = (values[i] ?? '').split('|')
+        const [amount, unlimited, userId, tokenId, at] = (values[i] ?? '').split('|')
         if (amount === undefined || userId === undefined) return
-        out.push({ requestId: name.slice('resv:'.length), amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0) })
+        out.push({
+          requestId: name.slice('resv:'.length), amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0),
+          ...(at === undefined ? {} : { reservedAt: Number(at) })
+        })
       })
     }
     return out

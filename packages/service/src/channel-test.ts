@@ -8,7 +8,7 @@ import {
   setChannelKeyStatus,
   setChannelStatusAutomatically
 } from '@modelgate/db'
-import { adaptorFor, type CredentialStore, testChannel } from '@modelgate/providers'
+import { adaptorFor, type CredentialStore, type Outbound, testChannel } from '@modelgate/providers'
 import { channelKeys, channelOverrides, keyFingerprint, parseJsonObject } from './channels.js'
 import type { SecretBox } from './crypto.js'
 
@@ -22,6 +22,8 @@ export interface ChannelTestDeps {
   publish: (change: ConfigChange) => Promise<void>
   /** Where renewed OAuth credentials are shared with the gateways (redisCredentialStore); absent: kept in this process. */
   credentials?: CredentialStore
+  /** The service's outbound guard the tests go through; absent: the default guard. */
+  outbound?: Outbound
 }
 
 /** Why a channel could not be tested at all (nothing was sent). */
@@ -137,7 +139,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
       setting: parseJsonObject(channel.setting),
       proxyUrl: channel.proxy_url.trim(),
       ...overrides,
-      ...(deps.credentials === undefined ? {} : { credentials: deps.credentials })
+      ...(deps.credentials === undefined ? {} : { credentials: deps.credentials }),
+      ...(deps.outbound === undefined ? {} : { outbound: deps.outbound })
     }, upstreamModel, timeoutMs)
     const slow = thresholdMs > 0 && result.ms > thresholdMs
     const message = result.ok && slow ? `response time ${result.ms} ms exceeds ${thresholdMs} ms` : result.message

@@ -44,16 +44,28 @@ export interface RedisPluginOptions {
   autoPipelining?: boolean
 }
 
-/** Decorates `app.redis`. Commands fail after one retry instead of queueing while Redis is down. */
+/** Longest wait for a Redis answer: a Redis that hangs (no reset, no answer) fails requests within it. */
+export const REDIS_COMMAND_TIMEOUT_MS = 2_000
+
+/**
+ * Decorates `app.redis`. Commands fail at once instead of queueing while Redis is down, and after
+ * {@link REDIS_COMMAND_TIMEOUT_MS} when it does not answer (REL-36: the relay answers 503 within
+ * about two seconds, never hangs).
+ */
 export const redisPlugin = fp(async (app: FastifyInstance, opts: RedisPluginOptions) => {
   const redis = new Redis(opts.url, {
     keyPrefix: opts.keyPrefix,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     lazyConnect: true,
     enableAutoPipelining: opts.autoPipelining === true
   })
   redis.on('error', (err: Error) => app.log.warn({ err }, 'redis connection error'))
+  // Commands wait for the first connection (the service starts while Redis comes up); once it
+  // has been up, a command issued while it is away fails at once instead of waiting in the
+  // offline queue for the next reconnection attempt (seconds): the relay answers 503 at once.
+  redis.once('ready', () => { redis.options.enableOfflineQueue = false })
   // Not awaited: a service starts (and reports not ready) while Redis is down, then recovers.
   redis.connect().catch(() => {})
   app.addHook('onClose', async () => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
+import { openAIClientErrorHandler } from './client-errors.js'
 import { lazyRequestLogger } from './request-logger.js'
 import { buildValidator } from './validation.js'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
 /** The configuration fields every service has. */
 export interface CommonServiceConfig {
@@ -24,12 +26,35 @@ export interface RunServiceOptions<C extends CommonServiceConfig> {
   fastify?: (config: Readonly<C>) => FastifyServerOptions
 }
 
+/** How long a client has to send a whole request, head and body (Node's requestTimeout). */
+export const REQUEST_TIMEOUT_MS = 60_000
+/** How long a client has to send a request's head (Node's headersTimeout, at most the above). */
+export const HEADERS_TIMEOUT_MS = 60_000
+
+/** Options of {@link fastifyOptions}. */
+export interface FastifyOptionsExtra {
+  trustRequestId: boolean
+  /**
+   * Node's requestTimeout (receiving the whole request; 0 turns it off), {@link REQUEST_TIMEOUT_MS}
+   * by default. Tests shorten it; headersTimeout and the checking interval follow it.
+   */
+  requestTimeoutMs?: number
+}
+
 /**
  * Fastify options every service shares: redacting logger, request ids, sane timeouts.
  * The public edge (the gateway) mints its own request ids, since they later key billing; internal
  * services take the gateway's from X-Request-Id so one id follows a request across services.
+ *
+ * Timeouts: a client must send its head within headersTimeout and its whole request within
+ * requestTimeout (slowloris, a body at 1 byte per 10 s); Node checks both every
+ * connectionsCheckingInterval and answers 408. They cover receiving the request only: once it
+ * is in, a response may stream for as long as it needs (SSE). The gateway answers what Node
+ * refuses before routing (431 headers too large, 408, 400) in OpenAI's error shape.
  */
-export function fastifyOptions (service: string, logLevel: string, opts: { trustRequestId: boolean }): FastifyServerOptions {
+export function fastifyOptions (service: string, logLevel: string, opts: FastifyOptionsExtra): FastifyHttpOptions<Server> {
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+  const headersTimeout = requestTimeout > 0 ? Math.min(HEADERS_TIMEOUT_MS, requestTimeout) : HEADERS_TIMEOUT_MS
   return {
     logger: loggerOptions({ service, level: logLevel }),
     requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
@@ -37,6 +62,14 @@ export function fastifyOptions (service: string, logLevel: string, opts: { trust
     childLoggerFactory: lazyRequestLogger,
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
+    requestTimeout,
+    http: {
+      requestTimeout,
+      headersTimeout,
+      // Node's default (30 s) would let a timed-out client linger up to 30 s past its deadline.
+      connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(headersTimeout / 4)))
+    },
+    ...(service === 'gateway' ? { clientErrorHandler: openAIClientErrorHandler } : {}),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     schemaController: { compilersFactory: { buildValidator } }
@@ -93,4 +126,25 @@ export async function runService<C extends CommonServiceConfig> (opts: RunServic
     process.exit(1)
   }
   return app
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  // Postgres: connection exceptions, shutting down, too many connections.
+  '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300'
+])
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Stream isn't writeable|Command timed out|Reached the max retries per request limit|Connection is closed/
+
+/**
+ * True when `err` says Postgres or Redis could not be reached (not that a query was wrong): the
+ * caller answers 503, retryable, without the driver's text (REL-37).
+ */
+export function isStoreUnavailable (err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true
+    if (e.name === 'MaxRetriesPerRequestError' || UNAVAILABLE_MESSAGES.test(e.message)) return true
+    if (e instanceof AggregateError && e.errors.some((x) => isStoreUnavailable(x))) return true
+  }
+  return false
 }

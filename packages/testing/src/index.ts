@@ -4,3 +4,5 @@ export { createServiceEnv, createTestDatabase, createTestRedis, freePort, TEST_S
 export type { Teardown, TestRedis } from './resources.js'
 export { httpTestProxy, socksTestProxy } from './proxies.js'
 export type { TestProxy } from './proxies.js'
+export { testDns } from './dns.js'
+export type { TestDns } from './dns.js'

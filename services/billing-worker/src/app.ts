@@ -1,5 +1,5 @@
 import type { BillingWorkerConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import { dbPlugin, healthPlugin, outboundPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import workerPlugin from './worker.js'
@@ -13,13 +13,16 @@ async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOpt
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
   // A batch's reservations are settled by commands issued together: one write, not one per event.
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, autoPipelining: true })
+  await app.register(outboundPlugin, { config })
   await app.register(workerPlugin, {
     redisUrl: config.REDIS_URL,
     prefix: `${config.REDIS_KEY_PREFIX}bull`,
     keyPrefix: config.REDIS_KEY_PREFIX,
     cryptoSecret: config.CRYPTO_SECRET,
     channelTestEveryMs: config.CHANNEL_TEST_INTERVAL_MINUTES * 60_000,
-    lockMs: config.WORKER_LOCK_MS
+    lockMs: config.WORKER_LOCK_MS,
+    reconcileEveryMs: config.RECONCILE_INTERVAL_MS,
+    orphanAfterMs: config.ORPHAN_RESERVATION_MS
   })
   await app.register(healthPlugin, {
     extraChecks: {

@@ -40,6 +40,10 @@ export interface WorkerPluginOptions {
   lockMs: number
   /** BullMQ key prefix (its own, separate from ioredis' keyPrefix). */
   prefix: string
+  /** Reconciliation interval; its definition's when absent. */
+  reconcileEveryMs?: number
+  /** The longest a relay request may run: older reservations are settled as orphans (see reconcile-balances). */
+  orphanAfterMs?: number
 }
 
 /**
@@ -50,18 +54,23 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   const connection = bullConnection(opts.redisUrl)
   const quota = new QuotaStore(app.redis)
   const queue = new Queue(logPartitionsJob.queue, { connection, prefix: opts.prefix })
+  const usageQueue = new Queue(settleUsageJob.queue, { connection, prefix: opts.prefix })
+  const usageBacklog = async (): Promise<number> => {
+    const counts = await usageQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized')
+    return Object.values(counts).reduce((sum, n) => sum + n, 0)
+  }
   const worker = new Worker(logPartitionsJob.queue, async (job: Job) => {
     switch (job.name) {
       case logPartitionsJob.name:
         return await runLogPartitions(job, { db: app.db })
       case reconcileBalancesJob.name:
-        return await runReconcile({ db: app.db, quota })
+        return await runReconcile({ db: app.db, quota, usageBacklog, ...(opts.orphanAfterMs === undefined ? {} : { orphanAfterMs: opts.orphanAfterMs }) })
       case pruneSettlementsJob.name:
         return await runPrune({ db: app.db })
       case logRetentionJob.name:
         return await runLogRetention({ db: app.db, options })
       case channelTestsJob.name:
-        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options, log: app.log })
+        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options, log: app.log, outbound: app.outbound })
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }
@@ -80,7 +89,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
     const system = o.str('SystemName')
     const balance = o.bool('DisplayInCurrencyEnabled') ? `$${(to.quota / perUnit).toFixed(2)}` : `${to.quota}`
     try {
-      await sendMail(smtpSettingsFrom(o), {
+      await sendMail({ ...smtpSettingsFrom(o), resolve: async (host) => await app.outbound.resolveAllowed(host) }, {
         to: to.email,
         subject: `${system}: your balance is low / 您的余额不足`,
         text: `Hello ${to.username}, your ${system} balance is ${balance}. Top up to keep your requests running.\n\n${to.username}，您好：您在 ${system} 的余额为 ${balance}，请及时充值，以免请求中断。`,
@@ -97,11 +106,22 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 
-  app.addHook('onReady', async () => { await schedulePeriodicJobs(queue, opts.channelTestEveryMs) })
+  const schedule = async () => { await schedulePeriodicJobs(queue, opts.channelTestEveryMs, opts.reconcileEveryMs) }
+  app.addHook('onReady', schedule)
+  // A Redis that came back empty (restarted, flushed) lost the job schedulers: registered again
+  // on every reconnection (idempotent), or reconciliation and the other periodic jobs stop.
+  let connectedOnce = app.redis.status === 'ready'
+  const onRedisReady = () => {
+    if (!connectedOnce) { connectedOnce = true; return }
+    schedule().catch((err: unknown) => app.log.warn({ err }, 'periodic jobs not scheduled again after a Redis reconnection'))
+  }
+  app.redis.on('ready', onRedisReady)
+  app.addHook('onClose', async () => { app.redis.off('ready', onRedisReady) })
   app.addHook('onClose', async () => {
     // close() waits for the jobs in hand to finish before returning.
     await Promise.all([worker.close(), settler.close()])
     await queue.close()
+    await usageQueue.close()
   })
   app.decorate('maintenance', { queue, worker })
   app.decorate('settlement', { worker: settler })

@@ -3,10 +3,11 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { ControlPlaneConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, redisPlugin, SecretBox } from '@modelgate/service'
+import { dbPlugin, healthPlugin, isStoreUnavailable, outboundPlugin, redisPlugin, SecretBox } from '@modelgate/service'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
+import { CONSOLE_HEADERS } from './lib/console-headers.js'
 import { ApiError } from './lib/errors.js'
 import { M } from './lib/messages.js'
 import authPlugin from './plugins/app/auth.js'
@@ -68,13 +69,14 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
+  await app.register(outboundPlugin, { config })
   app.decorate('secrets', new SecretBox(config.CRYPTO_SECRET))
   await app.register(sessionPlugin, { secret: config.SESSION_SECRET, ttlHours: config.SESSION_TTL_HOURS })
   await app.register(i18nPlugin)
   await app.register(configEventsPlugin, { keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(optionsPlugin)
-  await app.register(rootUserPlugin)
-  await app.register(authPlugin, { ttlHours: config.SESSION_TTL_HOURS })
+  await app.register(rootUserPlugin, { initialPassword: config.INITIAL_ROOT_PASSWORD })
+  await app.register(authPlugin, { ttlHours: config.SESSION_TTL_HOURS, cryptoSecret: config.CRYPTO_SECRET })
   // Limits hold across replicas because the counters live in Redis.
   await app.register(rateLimit, {
     global: false,
@@ -88,10 +90,16 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     api.setNotFoundHandler(async (req, reply) => await reply.code(404).send({ success: false, message: req.t(M.notFound) }))
     api.setErrorHandler(async (err: FastifyError, req, reply) => {
       if (err instanceof ApiError) {
+        if (err.headers !== undefined) void reply.headers(err.headers)
         if (err.status === 401 && req.routeOptions.url !== '/api/user/logout') reply.header('cache-control', 'no-store')
         return await reply.code(err.status).send({ success: false, message: req.t(err.msg, err.vars) })
       }
       const status = err.statusCode ?? 500
+      if (status >= 500 && isStoreUnavailable(err)) {
+        // Postgres or Redis away (REL-37): retryable, and the driver's text stays in the log.
+        req.log.warn({ err }, 'console API: data store unavailable')
+        return await reply.code(503).header('retry-after', '5').send({ success: false, message: req.t(M.storeUnavailable) })
+      }
       if (status >= 500) {
         req.log.error({ err }, 'console API error')
         return await reply.code(500).send({ success: false, message: req.t(M.internal) })
@@ -129,11 +137,18 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
 
   const dist = webDistDir(config)
   if (dist !== undefined && existsSync(join(dist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: dist, wildcard: false, index: ['index.html'], maxAge: '1h', immutable: false })
+    await app.register(fastifyStatic, {
+      root: dist,
+      wildcard: false,
+      index: ['index.html'],
+      maxAge: '1h',
+      immutable: false,
+      setHeaders: (reply) => { void reply.headers(CONSOLE_HEADERS) }
+    })
     // Client-side routes (/token, /log, ...) all load the single-page console.
     app.setNotFoundHandler(async (req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD') return await reply.code(404).send({ success: false, message: req.t(M.notFound) })
-      return await reply.header('cache-control', 'no-cache').sendFile('index.html')
+      return await reply.headers(CONSOLE_HEADERS).header('cache-control', 'no-cache').sendFile('index.html')
     })
   } else {
     app.log.warn({ dist }, 'console build not found; serving the API only (run npm run build)')

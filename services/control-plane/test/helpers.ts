@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import { loadControlPlaneConfig } from '@modelgate/config'
 import { ROLE, type User } from '@modelgate/db'
 import { fastifyOptions } from '@modelgate/service'
@@ -8,12 +9,23 @@ import controlPlane from '../src/app.js'
 import { createAccount } from '../src/services/users.js'
 
 /** A control plane on a fresh database and Redis prefix; `env` adds or overrides variables. */
-export async function build (t: Test, env: Record<string, string> = {}, shared?: Record<string, string>): Promise<FastifyInstance> {
-  const app = Fastify(fastifyOptions('control-plane', 'silent', { trustRequestId: true }))
+export async function build (t: Test, env: Record<string, string> = {}, shared?: Record<string, string>, logLines?: string[]): Promise<FastifyInstance> {
+  const options = fastifyOptions('control-plane', logLines === undefined ? 'silent' : 'info', { trustRequestId: true })
+  if (logLines !== undefined) {
+    const stream = new Writable({ write (chunk, _encoding, done) { logLines.push(...String(chunk).split('\n').filter((l) => l !== '')); done() } })
+    options.logger = { ...(options.logger as object), stream }
+  }
+  const app = Fastify(options)
   await app.register(controlPlane, { config: loadControlPlaneConfig({ ...(shared ?? await createServiceEnv(t)), ...env }) })
   await app.ready()
   t.teardown(() => app.close())
   return app
+}
+
+/** A control plane like `build`'s, logging at info: its log lines (JSON) collect in `lines`. */
+export async function buildLogged (t: Test, env: Record<string, string> = {}): Promise<{ app: FastifyInstance, lines: string[] }> {
+  const lines: string[] = []
+  return { app: await build(t, env, undefined, lines), lines }
 }
 
 /** The environment of one control plane, to build several replicas sharing Postgres and Redis. */

@@ -7,7 +7,7 @@ import t from 'tap'
 import { sha256 } from '../src/plugins/app/auth.js'
 import { epaySign, formatCents, parseCents, payableCents, verifyEpaySign } from '../src/services/epay.js'
 import { createAccount } from '../src/services/users.js'
-import { build } from './helpers.js'
+import { build, buildLogged, sharedEnv } from './helpers.js'
 
 const EN = { 'accept-language': 'en' }
 const ZH = { 'accept-language': 'zh-CN' }
@@ -161,14 +161,12 @@ t.test('the payable sum is amount x Price x the group\'s top-up ratio, above the
   t.equal((await amount(vip, 10)).data, '58.40')
   t.equal((await amount(plain, 2)).data, '14.60', 'the minimum itself is allowed')
   t.same(await amount(plain, 1), { success: false, message: 'The top-up amount cannot be less than 2' })
-  t.same(await amount(plain, 0), { success: false, message: 'The top-up amount cannot be less than 2' })
-  t.same(await amount(plain, -4), { success: false, message: 'The top-up amount cannot be less than 2' })
   t.equal((await amount(plain, 1, ZH)).message, '充值数量不能小于 2')
   t.equal((await post(app, plain, '/api/user/amount', { amount: 2.5 })).status, 400, 'whole units only')
   t.equal((await post(app, plain, '/api/user/amount', { amount: 10_000_001 })).status, 400, 'bounded')
 
   await app.saveOptions({ MinTopUp: '0', Price: '1.005', TopupGroupRatio: '{"vip":0}' })
-  t.same(await amount(plain, 0), { success: false, message: 'The top-up amount cannot be less than 1' }, 'at least one unit whatever the minimum')
+  t.equal((await post(app, plain, '/api/user/amount', { amount: 0 })).status, 400, 'at least one unit whatever the minimum')
   t.equal((await amount(plain, 1)).data, '1.01', 'no floating-point drift')
   t.equal((await amount(vip, 1)).data, '1.01', 'a ratio of 0 counts as 1: top-up is never free')
   await app.saveOptions({ Price: '0.001' })
@@ -253,60 +251,176 @@ t.test('a genuine notification credits the order once, however often it comes', 
   t.equal((await rechargeLogs(app)).length, 2)
 })
 
-t.test('forged, tampered and mismatched notifications credit nothing', async (t) => {
+t.test('SEC-18 forged epay notify: wrong, missing or re-typed signatures, extra parameters, another merchant, an unpaid status: `fail`, order pending, no credit, one warning without the key', async (t) => {
+  const { app, lines } = await buildLogged(t)
+  await app.saveOptions(EPAY)
+  const alice = await caller(app, 'alice')
+  await app.quota.setBalance('user', alice.id, 0)
+  const a = await pay(app, alice, 2)
+  const genuine = notification(a.fields)
+  const unsigned = Object.fromEntries(Object.entries(genuine).filter(([k]) => k !== 'sign'))
+
+  const forged: Array<[string, Params]> = [
+    ['signed with the wrong key', notification(a.fields, {}, 'guessed-key')],
+    ['an empty signature', { ...genuine, sign: '' }],
+    ['no signature', unsigned],
+    ['a signature one character short', { ...genuine, sign: genuine['sign']!.slice(1) }],
+    ['sign_type changed to RSA', { ...genuine, sign_type: 'RSA' }],
+    ['sign_type changed to SHA256', { ...genuine, sign_type: 'SHA256' }],
+    ['an extra parameter the signature does not cover', { ...genuine, param: 'credit-me-twice' }],
+    ['another merchant, signed', notification(a.fields, { pid: '999' })],
+    ['not paid yet, signed', notification(a.fields, { trade_status: 'WAIT_BUYER_PAY' })],
+    ['closed trade, signed', notification(a.fields, { trade_status: 'TRADE_CLOSED' })]
+  ]
+  for (const [why, params] of forged) {
+    const before = lines.length
+    t.equal(await notify(app, params), 'fail', why)
+    t.equal(await notify(app, params, 'POST'), 'fail', `${why} (form post)`)
+    const warned = lines.slice(before).filter((l) => l.includes('epay notification refused'))
+    t.equal(warned.length, 2, `${why}: one warning per notification`)
+  }
+  const dup = await app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams(genuine).toString()}&money=14.60` })
+  t.equal(dup.body, 'fail', 'a repeated parameter')
+  t.equal((await app.inject({ method: 'GET', url: '/api/user/epay/notify' })).body, 'fail', 'no parameters')
+
+  t.equal(await quotaOf(app, alice.id), 0, 'no credit in Postgres')
+  t.equal(await app.quota.balance('user', alice.id), 0, 'nor in the balance the gateways spend from')
+  t.equal((await order(app, a.fields['out_trade_no']!)).status, 'pending', 'the order stays pending')
+  t.equal((await rechargeLogs(app)).length, 0)
+  const warnings = lines.filter((l) => l.includes('epay notification refused'))
+  t.ok(warnings.length >= forged.length * 2, `the refusals were logged (${warnings.length} warnings)`)
+  t.ok(warnings.every((l) => JSON.parse(l).level === 40), 'as warnings')
+  t.ok(lines.every((l) => !l.includes(KEY)), 'no log line holds the merchant key')
+  t.match(warnings.map((l) => JSON.parse(l).reason as string), ['bad signature', 'bad signature'], 'with the reason')
+
+  t.equal(await notify(app, genuine), 'success', 'the genuine notification still goes through')
+  t.equal(await quotaOf(app, alice.id), 1_000_000)
+  const signedExtra = await pay(app, alice, 2)
+  t.equal(await notify(app, notification(signedExtra.fields, { param: 'shown-by-the-provider' })), 'success', 'an extra parameter the provider signed is fine')
+})
+
+t.test('SEC-19 amount and owner tampering: a signed sum off by 0.01, another user\'s order, a failed or expired order credit nothing; bad pay amounts are 400; the sum is always computed by the server', async (t) => {
   const app = await build(t)
   await app.saveOptions(EPAY)
   const alice = await caller(app, 'alice')
   const bob = await caller(app, 'bob', 'vip')
   const a = await pay(app, alice, 2)
   const b = await pay(app, bob, 100)
-  const genuine = notification(a.fields)
+  t.equal(a.fields['money'], '14.60', 'the sum is 2 x Price 7.3')
+  t.equal(b.fields['money'], '584.00', 'and 100 x 7.3 x the vip top-up ratio 0.8')
 
   const refused = async (params: Params, why: string) => {
     t.equal(await notify(app, params), 'fail', why)
     t.equal(await notify(app, params, 'POST'), 'fail', `${why} (form post)`)
   }
-  await refused(notification(a.fields, {}, 'guessed-key'), 'signed with the wrong key')
-  await refused({ ...genuine, sign: '' }, 'an empty signature')
-  await refused(Object.fromEntries(Object.entries(genuine).filter(([k]) => k !== 'sign')), 'no signature')
-  await refused({ ...genuine, money: '1.00' }, 'the sum changed after signing')
-  await refused({ ...genuine, out_trade_no: b.fields['out_trade_no']! }, 'another user\'s order with the signature of the first')
-  await refused(notification(a.fields, { money: '0.01' }), 'a signed sum below the order\'s')
-  await refused(notification(a.fields, { money: '146.00' }), 'a signed sum above the order\'s')
-  await refused(notification(a.fields, { pid: '999' }), 'another merchant')
-  await refused(notification(a.fields, { trade_status: 'WAIT_BUYER_PAY' }), 'not paid yet')
+  await refused(notification(a.fields, { money: '14.59' }), 'a signed sum 0.01 below the order\'s')
+  await refused(notification(a.fields, { money: '14.61' }), 'a signed sum 0.01 above the order\'s')
+  await refused({ ...notification(a.fields), money: '1.00' }, 'the sum changed after signing')
+  await refused({ ...notification(a.fields), out_trade_no: b.fields['out_trade_no']! }, 'another user\'s order with the signature of the first')
+  await refused(notification(b.fields, { money: a.fields['money']! }), 'another user\'s order with the first one\'s sum, signed')
   await refused(notification(a.fields, { out_trade_no: `USR${alice.id}NO${'0'.repeat(32)}` }), 'an unknown order')
   await refused(notification(a.fields, { money: 'abc' }), 'not a sum')
-  const dup = await app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams(genuine).toString()}&money=14.60` })
-  t.equal(dup.body, 'fail', 'a repeated parameter')
-  t.equal((await app.inject({ method: 'GET', url: '/api/user/epay/notify' })).body, 'fail', 'no parameters')
+  await refused(notification(a.fields, { money: '-14.60' }), 'a negative sum')
 
+  for (const status of ['failed', 'expired'] as const) {
+    const closed = await pay(app, alice, 3)
+    await app.db.updateTable('top_ups').set({ status }).where('trade_no', '=', closed.fields['out_trade_no']!).execute()
+    await refused(notification(closed.fields), `a ${status} order`)
+    t.equal((await order(app, closed.fields['out_trade_no']!)).status, status, `the ${status} order stays ${status}`)
+  }
   t.equal(await quotaOf(app, alice.id), 0)
   t.equal(await quotaOf(app, bob.id), 0)
-  t.same((await orders(app)).map((o) => o.status), ['pending', 'pending'])
   t.equal((await rechargeLogs(app)).length, 0)
 
-  t.equal(await notify(app, genuine), 'success', 'the genuine notification still goes through')
-  t.equal(await quotaOf(app, alice.id), 1_000_000)
-  t.equal(await quotaOf(app, bob.id), 0, 'only the order it names is credited')
-  t.equal((await order(app, b.fields['out_trade_no']!)).status, 'pending')
+  // The credit is the stored order's quota, only from pending, whatever else the notification says.
+  t.equal(await notify(app, notification(b.fields, { name: 'TUC1000000' })), 'success')
+  t.equal(await quotaOf(app, bob.id), 50_000_000, 'bob gets what his order of 100 units holds')
+  t.equal(await quotaOf(app, alice.id), 0, 'alice nothing')
 
-  await app.saveOptions({ EpayKey: '' })
-  t.equal(await notify(app, notification(b.fields)), 'fail', 'nothing is trusted once the key is removed')
-  t.equal(await quotaOf(app, bob.id), 0)
+  const amounts: Array<[string, string]> = [
+    ['negative', '-4'], ['zero', '0'], ['a fraction', '2.5'], ['NaN', 'NaN'], ['1e309 (Infinity)', '1e309'],
+    ['above the bound', '10000001'], ['a numeric string', '"5"'], ['a string', '"five"'], ['null', 'null'], ['an array', '[5]']
+  ]
+  for (const [why, amount] of amounts) {
+    for (const url of ['/api/user/pay', '/api/user/amount']) {
+      const res = await app.inject({
+        method: 'POST', url, headers: { ...alice.headers, ...EN, 'content-type': 'application/json' },
+        payload: `{"amount":${amount},"payment_method":"zfb"}`
+      })
+      t.equal(res.statusCode, 400, `${url} with ${why}: 400`)
+      t.equal(res.json().success, false, `${url} with ${why}: in the console's error shape`)
+    }
+  }
+  t.same((await post(app, alice, '/api/user/pay', { amount: 1, payment_method: 'zfb' })).body, { success: false, message: 'The top-up amount cannot be less than 2' }, 'below MinTopUp: refused with the minimum')
+  const injected = await post(app, alice, '/api/user/pay', { amount: 2, payment_method: 'zfb', money: '0.01', price: 0.01 })
+  t.equal(injected.body.data.money, '14.60', 'a client-sent price or sum is ignored')
+  t.equal((await orders(app)).filter((o) => o.user_id === alice.id).length, 4, 'refused requests leave no order')
 })
 
-t.test('20 identical notifications at once credit the order once', async (t) => {
-  const app = await build(t)
+t.test('SEC-20 replayed and duplicate callbacks: one valid notify 10 times at once on 3 replicas, then an hour later: one credit, one recharge log, replays answer success', async (t) => {
+  const env = await sharedEnv(t)
+  const apps: FastifyInstance[] = []
+  for (let i = 0; i < 3; i++) apps.push(await build(t, {}, env))
+  const app = apps[0]!
   await app.saveOptions(EPAY)
   const u = await caller(app, 'rusher')
   await app.quota.setBalance('user', u.id, 0)
   const { fields } = await pay(app, u, 4)
   const paid = notification(fields)
-  const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => await notify(app, paid, i % 2 === 0 ? 'GET' : 'POST')))
-  t.same(answers, Array(20).fill('success'), 'each is acknowledged')
-  t.equal(await quotaOf(app, u.id), 2_000_000)
+  const answers = await Promise.all(Array.from({ length: 10 }, async (_, i) => await notify(apps[i % 3]!, paid, i % 2 === 0 ? 'GET' : 'POST')))
+  t.same(answers, Array(10).fill('success'), 'each is acknowledged')
+  t.equal(await quotaOf(app, u.id), 2_000_000, 'one credit in Postgres')
+  t.equal(await app.quota.balance('user', u.id), 2_000_000, 'and in the shared balance')
+  t.equal((await rechargeLogs(app)).length, 1, 'one recharge log')
+  const settled = await order(app, fields['out_trade_no']!)
+  t.equal(settled.status, 'success')
+
+  // An hour later (the order completed an hour ago), from another replica and with a new provider trade number.
+  await app.db.updateTable('top_ups').set({ complete_time: settled.complete_time - 3600 }).where('id', '=', settled.id).execute()
+  for (const replica of apps) {
+    t.equal(await notify(replica, paid), 'success', 'a late replay is acknowledged')
+    t.equal(await notify(replica, notification(fields), 'POST'), 'success', 'a re-sent notification too')
+  }
+  t.equal(await quotaOf(app, u.id), 2_000_000, 'and credits nothing')
   t.equal(await app.quota.balance('user', u.id), 2_000_000)
   t.equal((await rechargeLogs(app)).length, 1)
-  t.equal((await order(app, fields['out_trade_no']!)).status, 'success')
+  t.equal((await order(app, fields['out_trade_no']!)).complete_time, settled.complete_time - 3600, 'the order is not settled again')
+})
+
+t.test('SEC-21 cross-provider and unconfigured-provider forgery: other providers\' webhooks naming an epay order are 404, the order untouched; the epay callback is 404 until configured', async (t) => {
+  const app = await build(t)
+  await app.saveOptions(EPAY)
+  const u = await caller(app, 'victim')
+  const { fields } = await pay(app, u, 2)
+  const tradeNo = fields['out_trade_no']!
+  const stripeEvent = JSON.stringify({
+    id: 'evt_forged', type: 'checkout.session.completed',
+    data: { object: { id: 'cs_forged', client_reference_id: tradeNo, metadata: { trade_no: tradeNo }, amount_total: 1460, payment_status: 'paid', status: 'complete' } }
+  })
+  const webhooks = ['/api/stripe/webhook', '/api/user/stripe/webhook', '/api/creem/webhook', '/api/user/creem/webhook', '/api/user/alipay/notify', '/api/user/wxpay/notify', '/api/paypal/webhook']
+  for (const url of webhooks) {
+    const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=forged' }, payload: stripeEvent })
+    t.equal(res.statusCode, 404, `POST ${url}: 404`)
+    const form = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(notification(fields)).toString() })
+    t.equal(form.statusCode, 404, `POST ${url} with a signed epay form: 404`)
+  }
+  t.equal(await notify(app, { ...notification(fields), type: 'stripe' }), 'fail', 'an epay notification re-typed as another provider\'s does not verify')
+  t.equal((await order(app, tradeNo)).status, 'pending', 'the order is untouched')
+  t.equal(await quotaOf(app, u.id), 0)
+
+  // Without the merchant id and key the epay callback does not exist either.
+  await app.saveOptions({ EpayKey: '' })
+  for (const method of ['GET', 'POST'] as const) {
+    const query = new URLSearchParams(notification(fields)).toString()
+    const res = method === 'GET'
+      ? await app.inject({ method, url: `/api/user/epay/notify?${query}` })
+      : await app.inject({ method, url: '/api/user/epay/notify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: query })
+    t.equal(res.statusCode, 404, `${method} to an unconfigured epay callback: 404`)
+    t.equal(res.body, 'fail')
+  }
+  await app.saveOptions({ EpayKey: KEY, EpayId: '' })
+  t.equal((await app.inject({ method: 'GET', url: `/api/user/epay/notify?${new URLSearchParams(notification(fields)).toString()}` })).statusCode, 404, 'no merchant id: 404')
+  t.equal((await order(app, tradeNo)).status, 'pending')
+  t.equal(await quotaOf(app, u.id), 0)
+  t.equal((await rechargeLogs(app)).length, 0)
 })

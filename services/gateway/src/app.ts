@@ -1,9 +1,19 @@
 import type { GatewayConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, redisPlugin } from '@modelgate/service'
+import { dbPlugin, healthPlugin, outboundPlugin, redisPlugin } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import controlPlaneProxy from './plugins/app/control-plane-proxy.js'
 import relay from './relay/index.js'
+
+/**
+ * Fastify's `trustProxy` for the gateway: the public edge believes X-Forwarded-For only from the
+ * load balancers named in GATEWAY_TRUST_PROXY, so a client cannot pick the address that per-IP
+ * limits, token IP allow lists and the control plane's throttles count.
+ */
+export function gatewayTrustProxy (config: Pick<GatewayConfig, 'GATEWAY_TRUST_PROXY'>): string | false {
+  const list = config.GATEWAY_TRUST_PROXY.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  return list.length === 0 ? false : list.join(',')
+}
 
 export interface GatewayOptions {
   config: Readonly<GatewayConfig>
@@ -16,6 +26,7 @@ async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
   // carry one command at a higher cost (measured: about 10% more requests a second without).
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
+  await app.register(outboundPlugin, { config })
   await app.register(relay, { config })
   await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL })
 }

@@ -1,3 +1,4 @@
+import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Divider from '@mui/material/Divider'
@@ -22,7 +23,7 @@ import { useTranslation } from 'react-i18next'
 import { Link as RouterLink, Outlet, useLocation, useNavigate } from 'react-router-dom'
 import { useStatus } from '../api/useStatus'
 import { useAuth } from '../auth/AuthContext'
-import { Html } from '../components/Html'
+import { Html, isImageSource } from '../components/Html'
 import { usePersistentState } from '../lib/usePersistentState'
 import { DefaultPasswordDialog } from '../resources/auth/DefaultPasswordDialog'
 import type { ThemeChoice } from '../theme'
@@ -85,7 +86,7 @@ export function AppLayout ({ themeChoice, onThemeChoice }: AppLayoutProps) {
               <MenuIcon />
             </IconButton>
           )}
-          {status?.logo !== undefined && status.logo !== '' && (
+          {status?.logo !== undefined && isImageSource(status.logo) && (
             <Box component='img' src={status.logo} alt='' sx={{ height: 28, width: 28, objectFit: 'contain' }} />
           )}
           <Typography variant='h6' component={RouterLink} to='/' noWrap sx={{ color: 'inherit', textDecoration: 'none', mr: 1, maxWidth: small ? 120 : 240 }}>
@@ -139,6 +140,16 @@ export function AppLayout ({ themeChoice, onThemeChoice }: AppLayoutProps) {
         <Box sx={{ flexGrow: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
           <Toolbar variant='dense' sx={{ minHeight: 56 }} />
           <Box component='main' sx={{ flexGrow: 1, p: small ? 1.5 : 3, minWidth: 0 }}>
+            {user?.password_is_default === true && (
+              <Alert
+                severity='warning'
+                data-testid='default-password-banner'
+                sx={{ mb: 2, flexWrap: 'wrap' }}
+                action={<Button color='inherit' size='small' component={RouterLink} to='/setting'>{t('auth.defaultPassword.change')}</Button>}
+              >
+                {t('auth.defaultPassword.banner')}
+              </Alert>
+            )}
             <Outlet />
             <DefaultPasswordDialog />
           </Box>

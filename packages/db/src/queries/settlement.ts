@@ -113,7 +113,7 @@ function logRow (e: SettlementInput) {
     is_stream: e.is_stream,
     ip: e.ip,
     request_id: e.request_id,
-    content: e.outcome === 'failed' ? (e.error?.message ?? 'request failed') : e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : '',
+    content: e.outcome === 'failed' ? (e.error?.message ?? 'request failed') : e.usage_source === 'estimated' ? (e.error?.message ?? 'estimated') : e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : '',
     other: JSON.stringify({
       ...e.price,
       frt: e.first_response_ms,

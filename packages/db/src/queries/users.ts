@@ -9,20 +9,29 @@ export const ROLE = { common: 1, admin: 10, root: 100 } as const
 /**
  * Creates the super admin `username` with `passwordHash` when the users table is empty.
  * Replicas may race here: the unique index on live usernames lets exactly one insert win.
+ * `passwordIsDefault` (default true) flags the well-known first password until it changes.
  * Returns the created user, or undefined when users already existed.
  */
 export async function insertRootUserIfNone (
   db: Db,
-  root: { username: string, passwordHash: string, quota: number }
+  root: { username: string, passwordHash: string, quota: number, passwordIsDefault?: boolean }
 ): Promise<User | undefined> {
   const { rows } = await sql<User>`
     insert into users (username, display_name, password_hash, role, status, quota, password_is_default)
-    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, 1, ${root.quota}, true
+    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, 1, ${root.quota}, ${root.passwordIsDefault ?? true}
     where not exists (select 1 from users)
     on conflict (username) where deleted_at is null do nothing
     returning *
   `.execute(db)
   return rows[0]
+}
+
+/** Usernames of live, enabled accounts still signing in with the default password. */
+export async function findDefaultPasswordUsernames (db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('users').select('username')
+    .where('password_is_default', '=', true).where('deleted_at', 'is', null).where('status', '=', 1)
+    .orderBy('id').execute()
+  return rows.map((r) => r.username)
 }
 
 /** A live (not deregistered) user by id. */

@@ -9,8 +9,8 @@ import { reconcileBalancesJob } from '../jobs/reconcile-balances/definition.js'
  * Registers the repeating jobs. Job schedulers are keyed by id in Redis, so every worker replica
  * may call this at start without creating duplicates. An `every` scheduler also runs once at once.
  */
-export async function schedulePeriodicJobs (maintenance: Queue, channelTestEveryMs: number): Promise<void> {
-  for (const job of [logPartitionsJob, logRetentionJob, reconcileBalancesJob, pruneSettlementsJob, { ...channelTestsJob, everyMs: channelTestEveryMs }]) {
+export async function schedulePeriodicJobs (maintenance: Queue, channelTestEveryMs: number, reconcileEveryMs: number = reconcileBalancesJob.everyMs): Promise<void> {
+  for (const job of [logPartitionsJob, logRetentionJob, { ...reconcileBalancesJob, everyMs: reconcileEveryMs }, pruneSettlementsJob, { ...channelTestsJob, everyMs: channelTestEveryMs }]) {
     await maintenance.upsertJobScheduler(
       job.name,
       { every: job.everyMs },

@@ -25,6 +25,7 @@ export const AM = defineMessages({
   emailInUse: { en: 'Email already in use', zh: '邮箱地址已被占用' },
   emailNotRegistered: { en: 'Email not registered', zh: '该邮箱地址未注册' },
   resendWait: { en: 'Please wait {seconds} seconds before sending again', zh: '请 {seconds} 秒后再重新发送' },
+  mailHourlyCap: { en: 'Too many mails requested; try again in {minutes} minutes', zh: '发送邮件过于频繁，请 {minutes} 分钟后再试' },
   codeSent: { en: 'Verification code sent', zh: '验证码发送成功' },
   codeInvalid: { en: 'Verification code wrong or expired', zh: '验证码错误或已过期' },
   resetMailSent: { en: 'Password reset mail sent; please check your inbox', zh: '重置邮件发送成功，请检查邮箱' },

@@ -9,19 +9,22 @@ export class ApiError extends Error {
   readonly status: number
   readonly msg: Msg
   readonly vars: Record<string, string | number>
+  /** Response headers of the refusal (Retry-After on a 429). */
+  readonly headers: Record<string, string> | undefined
 
-  constructor (status: number, msg: Msg, vars: Record<string, string | number> = {}) {
+  constructor (status: number, msg: Msg, vars: Record<string, string | number> = {}, headers?: Record<string, string>) {
     super(msg.en)
     this.status = status
     this.msg = msg
     this.vars = vars
+    this.headers = headers
   }
 }
 
 export const fail = (msg: Msg, vars?: Record<string, string | number>) => new ApiError(200, msg, vars)
 export const badRequest = (msg: Msg, vars?: Record<string, string | number>) => new ApiError(400, msg, vars)
 export const unauthorized = (msg: Msg) => new ApiError(401, msg)
-export const forbidden = (msg: Msg) => new ApiError(403, msg)
+export const forbidden = (msg: Msg, vars?: Record<string, string | number>) => new ApiError(403, msg, vars)
 
 /** A successful answer. */
 export function ok<T> (data: T, message = ''): { success: true, message: string, data: T } {

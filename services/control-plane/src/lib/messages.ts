@@ -5,6 +5,7 @@ export const M = defineMessages({
   ok: { en: '', zh: '' },
   notFound: { en: 'Not found', zh: '未找到' },
   internal: { en: 'Internal server error, please contact the administrator', zh: '服务器内部错误，请联系管理员' },
+  storeUnavailable: { en: 'The service is temporarily unavailable, please try again shortly', zh: '服务暂时不可用，请稍后再试' },
   invalidParameter: { en: 'Invalid parameter', zh: '无效的参数' },
   invalidParameterDetail: { en: 'Invalid parameter: {detail}', zh: '无效的参数：{detail}' },
   tooManyRequests: { en: 'Too many requests, please try again later', zh: '请求过于频繁，请稍后再试' },

@@ -18,7 +18,7 @@ export async function checkTurnstile (app: FastifyInstance, req: FastifyRequest,
   if (typeof token !== 'string' || token === '') throw fail(TM.turnstileEmpty)
   let success = false
   try {
-    const res = await fetch(verifyUrl, {
+    const res = await app.outbound.fetch(verifyUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ secret: options.str('TurnstileSecretKey'), response: token, remoteip: req.ip }),

@@ -34,7 +34,8 @@ function balanceConfig (app: FastifyInstance, row: Channel): ChannelConfig {
     organization: row.openai_organization,
     setting: parseJsonObject(row.setting),
     proxyUrl: row.proxy_url.trim(),
-    ...channelOverrides(row)
+    ...channelOverrides(row),
+    outbound: app.outbound
   }
 }
 

@@ -41,6 +41,7 @@ import { fail } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
 import type { Msg } from '../lib/i18n.js'
 import { CM } from '../lib/channel-messages.js'
+import { checkOutbound } from '../lib/outbound.js'
 
 /** SPEC.md section 9: a new channel's groups. */
 const DEFAULT_CHANNEL_GROUPS = ['default']
@@ -455,6 +456,7 @@ export async function knownModels (app: FastifyInstance): Promise<Array<{ id: st
 /** `POST /api/channel/`: one channel, one multi-key channel, or (batch) one channel per key line. */
 export async function createChannels (app: FastifyInstance, body: ChannelCreateBody): Promise<ChannelView[]> {
   const draft = applyFields(NEW_DRAFT, body)
+  await checkTargets(app, draft)
   const keys = keyLines(body.key ?? '')
   if (keys.length === 0) throw fail(CM.keyRequired)
   const batch = body.mode === 'batch' || body.batch === true
@@ -490,7 +492,9 @@ export async function updateChannelFields (app: FastifyInstance, actor: string, 
     if (body.weight !== undefined) patch.weight = Math.max(0, body.weight)
   } else {
     const row = await channelOrFail(app, body.id)
-    const columns: Record<string, unknown> = columnsOf(applyFields(draftOf(row), body))
+    const draft = applyFields(draftOf(row), body)
+    await checkTargets(app, draft)
+    const columns: Record<string, unknown> = columnsOf(draft)
     // Only the columns the form sent are written (other follows the type's default), so a
     // concurrent change of another field survives.
     const written = new Set(sent.map((k) => k === 'groups' ? 'group' : k))
@@ -601,7 +605,7 @@ function credentialStore (app: FastifyInstance): CredentialStore {
 export async function testChannelNow (app: FastifyInstance, id: number, model?: string, keyIndex?: number): Promise<TestAnswer> {
   const row = await findChannelById(app.db, id)
   if (row === undefined) return { success: false, parts: [{ msg: CM.channelNotFound, vars: {} }], time: 0 }
-  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app) }, row, model, keyIndex)
+  const outcome = await testOneChannel({ db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app), outbound: app.outbound }, row, model, keyIndex)
   if (!outcome.tested) {
     const part: MsgPart = outcome.reason === 'no_key'
       ? { msg: CM.noKeyToTest, vars: { n: (keyIndex ?? 0) + 1 } }
@@ -672,7 +676,7 @@ export class ChannelTestAll {
       try {
         // Enabled channels may need disabling and auto-disabled ones re-enabling; an admin's disable stands.
         const channels = await findChannelsByStatus(app.db, [CHANNEL_STATUS.enabled, CHANNEL_STATUS.autoDisabled])
-        const deps = { db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app) }
+        const deps = { db: app.db, box: app.secrets, options: await app.loadOptions(), publish: app.publishChange, credentials: credentialStore(app), outbound: app.outbound }
         const result = await testChannels(deps, channels, { stopped: () => this.#closing })
         app.log.info({ result }, 'tested all channels')
       } catch (err) {
@@ -689,6 +693,16 @@ export class ChannelTestAll {
     this.#closing = true
     await this.#running
   }
+}
+
+/**
+ * The outbound guard on a channel's base URL and proxy, when saved or probed: cloud metadata
+ * addresses, and private ones under OUTBOUND_PUBLIC_ONLY, are refused (the relay checks again
+ * whenever it connects).
+ */
+async function checkTargets (app: FastifyInstance, draft: { base_url: string, proxy_url: string }): Promise<void> {
+  if (draft.base_url !== '') await checkOutbound(app.outbound, { url: draft.base_url })
+  if (draft.proxy_url !== '') await checkOutbound(app.outbound, { url: draft.proxy_url }, { proxy: true })
 }
 
 /** '' (direct) or an http(s)/socks5(h) proxy URL: what the relay's dispatcher accepts. */
@@ -723,16 +737,17 @@ export async function fetchSavedChannelModels (app: FastifyInstance, id: number)
     throw fail(CM.sealedKey)
   }
   const config = probeConfig(row.id, row.type, key, row.base_url.replace(/\/+$/, ''), row.other, row.openai_organization, row.setting, row.proxy_url.trim())
-  return await listUpstreamModels(row.type, { ...config, credentials: credentialStore(app) })
+  return await listUpstreamModels(row.type, { ...config, credentials: credentialStore(app), outbound: app.outbound })
 }
 
 /** `POST /api/channel/fetch_models`: the model list of settings not saved yet. */
-export async function fetchUnsavedModels (body: FetchModelsBody): Promise<string[]> {
+export async function fetchUnsavedModels (app: FastifyInstance, body: FetchModelsBody): Promise<string[]> {
   checkType(body.type)
   const key = keyLines(body.key ?? '')[0]
   if (key === undefined) throw fail(CM.keyRequired)
   const base = normalizeBaseUrl(body.base_url ?? '')
   const proxyUrl = body.proxy_url?.trim() ?? ''
   checkProxyUrl(proxyUrl)
-  return await listUpstreamModels(body.type, probeConfig(0, body.type, key, base, OTHER_DEFAULTS[body.type] ?? '', null, '', proxyUrl))
+  await checkTargets(app, { base_url: base, proxy_url: proxyUrl })
+  return await listUpstreamModels(body.type, { ...probeConfig(0, body.type, key, base, OTHER_DEFAULTS[body.type] ?? '', null, '', proxyUrl), outbound: app.outbound })
 }

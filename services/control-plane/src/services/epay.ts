@@ -154,23 +154,49 @@ export async function createTopUpOrder (app: FastifyInstance, user: User, body: 
   return { fields, url: `${settings.payAddress}/submit.php` }
 }
 
+/** Why a payment notification was refused, for the operator's log. */
+type Refusal = 'bad signature' | 'unsupported sign_type' | 'wrong merchant' | 'not paid' | 'unknown order' | 'sum differs' | 'order closed'
+
+/** What a notification says about its order: refused (why), or the order to settle. */
+function checkNotify (params: EpayParams, pid: string, key: string): Refusal | undefined {
+  const signType = params['sign_type']
+  if (signType !== undefined && signType.toUpperCase() !== 'MD5') return 'unsupported sign_type'
+  if (!verifyEpaySign(params, key)) return 'bad signature'
+  if (params['pid'] !== pid) return 'wrong merchant'
+  if (params['trade_status'] !== 'TRADE_SUCCESS') return 'not paid'
+  return undefined
+}
+
+/**
+ * True while the epay callback exists: the merchant id and key are set. Without them no
+ * notification can be verified, so the endpoint answers as missing.
+ */
+export function epayNotifyEnabled (options: OptionValues): boolean {
+  return options.str('EpayId') !== '' && options.str('EpayKey') !== ''
+}
+
 /**
  * Handles a payment notification: true when it is genuine and its order is paid (now or
  * before), false otherwise. The order is credited exactly once however often the provider
- * repeats the notification, concurrently or not.
+ * repeats the notification, concurrently or not: the pending to success update decides, in
+ * Postgres, whichever replica got the call. A refusal is logged with its reason (never the key).
  */
 export async function settleEpayNotify (app: FastifyInstance, params: EpayParams): Promise<boolean> {
   const options = await app.loadOptions()
-  const pid = options.str('EpayId')
-  const key = options.str('EpayKey')
-  if (pid === '' || key === '' || !verifyEpaySign(params, key)) return false
-  if (params['pid'] !== pid || params['trade_status'] !== 'TRADE_SUCCESS') return false
   const tradeNo = params['out_trade_no'] ?? ''
+  const refuse = (reason: Refusal): false => {
+    app.log.warn({ out_trade_no: tradeNo.slice(0, 100), reason }, 'epay notification refused')
+    return false
+  }
+  const refusal = checkNotify(params, options.str('EpayId'), options.str('EpayKey'))
+  if (refusal !== undefined) return refuse(refusal)
   const order = await findTopUpByTradeNo(app.db, tradeNo)
-  if (order === undefined) return false
+  if (order === undefined) return refuse('unknown order')
+  // The credit is the stored order's; the notification only has to name the same sum.
   const paid = parseCents(params['money'] ?? '')
-  if (paid === undefined || paid !== parseCents(order.money)) return false
-  if (order.status !== 'pending') return order.status === 'success'
+  if (paid === undefined || paid !== parseCents(order.money)) return refuse('sum differs')
+  if (order.status === 'success') return true
+  if (order.status !== 'pending') return refuse('order closed')
 
   const settled = await app.db.transaction().execute(async (trx) => {
     const done = await completeTopUp(trx, tradeNo, Math.floor(Date.now() / 1000))

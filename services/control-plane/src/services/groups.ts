@@ -6,7 +6,7 @@ function record (value: unknown): Record<string, unknown> {
 
 /** Group -> ratio from GroupRatio (non-numeric entries ignored). */
 export function groupRatios (options: OptionValues): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out: Record<string, number> = Object.create(null) as Record<string, number>
   for (const [group, ratio] of Object.entries(record(options.json('GroupRatio')))) {
     if (typeof ratio === 'number' && Number.isFinite(ratio)) out[group] = ratio
   }
@@ -19,7 +19,8 @@ export function groupRatios (options: OptionValues): Record<string, number> {
  */
 export function usableGroups (options: OptionValues, ownGroup: string | undefined): Record<string, { desc: string, ratio: number }> {
   const ratios = groupRatios(options)
-  const out: Record<string, { desc: string, ratio: number }> = {}
+  // No prototype: a group named "constructor" or "__proto__" must not look usable to `in`.
+  const out: Record<string, { desc: string, ratio: number }> = Object.create(null) as Record<string, { desc: string, ratio: number }>
   for (const [group, desc] of Object.entries(record(options.json('UserUsableGroups')))) {
     out[group] = { desc: typeof desc === 'string' ? desc : group, ratio: ratios[group] ?? 1 }
   }

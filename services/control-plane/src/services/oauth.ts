@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { findLiveUserBy, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
 import type { OptionKey, OptionValues } from '@modelgate/contracts'
+import { redactSecrets } from '@modelgate/logger'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type, { type Static } from 'typebox'
 import { ApiError, fail, ok } from '../lib/errors.js'
@@ -89,7 +90,8 @@ export async function fetchProviderJson (
   let status: number
   let text: string
   try {
-    const res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
+    // Through the outbound guard; never following a redirect, so the secrets sent reach only this host.
+    const res = await req.server.outbound.fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
     status = res.status
     text = await res.text()
   } catch (err) {
@@ -104,11 +106,15 @@ export async function fetchProviderJson (
   }
 }
 
-/** The provider's own error text (OAuth `error_description`/`error`, or `message`), shortened. */
-export function providerErrorText (body: unknown): string | undefined {
+/**
+ * The provider's own error text (OAuth `error_description`/`error`, or `message`), shortened. It
+ * is shown to the user, so the credentials sent (`known`: the client secret, an access token) and
+ * anything shaped like a key are taken out first: a provider or a proxy in front of it may echo them.
+ */
+export function providerErrorText (body: unknown, known: ReadonlyArray<string | undefined> = []): string | undefined {
   if (!isRecord(body)) return undefined
   const text = optionalString(body['error_description']) ?? optionalString(body['error']) ?? optionalString(body['message'])
-  return text?.slice(0, 200)
+  return text === undefined ? undefined : redactSecrets(text, known).slice(0, 200)
 }
 
 /** Runs `fn` while holding a short Redis lock on the identity, so two callbacks cannot both register it. */

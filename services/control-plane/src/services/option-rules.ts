@@ -10,8 +10,17 @@ export const OM = defineMessages({
   badJsonShape: { en: '{key}: {detail}', zh: '{key}：{detail}' },
   badChoice: { en: '{key} must be one of {choices}', zh: '{key} 必须是 {choices} 之一' },
   badAddress: { en: '{key} must be an http(s) address', zh: '{key} 必须是 http(s) 地址' },
-  serverAddressFirst: { en: 'Set the server address before the payment settings', zh: '请先设置服务器地址，再保存支付设置' }
+  serverAddressFirst: { en: 'Set the server address before the payment settings', zh: '请先设置服务器地址，再保存支付设置' },
+  clearNotSecret: { en: '{key} is not a credential: only credentials are cleared this way', zh: '{key} 不是密钥类配置，只有密钥类配置可以这样清除' }
 })
+
+/**
+ * What a credential option reads as ('' from GET /api/option/, or a mask such as `********` in
+ * other consoles): sent back by a form saved whole, it means "keep the stored value".
+ */
+export function isSecretPlaceholder (value: string): boolean {
+  return /^\**$/.test(value.trim())
+}
 
 export class OptionError extends Error {
   readonly msg: Msg

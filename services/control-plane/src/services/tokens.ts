@@ -22,7 +22,7 @@ import {
 } from '@modelgate/db'
 import { tokenKeyBody, tokenKeyHash } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
-import { badRequest, fail } from '../lib/errors.js'
+import { badRequest, fail, forbidden } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
 import { TM } from '../lib/token-messages.js'
 import { usableGroups } from './groups.js'
@@ -87,7 +87,8 @@ function checkExpiry (expiredTime: number, now: number): void {
 }
 
 async function checkGroup (app: FastifyInstance, user: User, group: string): Promise<void> {
-  if (!(group in usableGroups(await app.loadOptions(), user.group))) throw fail(TM.groupNotUsable, { group })
+  // 403 like any other refused privilege; the gateway checks again on every request.
+  if (!Object.hasOwn(usableGroups(await app.loadOptions(), user.group), group)) throw forbidden(TM.groupNotUsable, { group })
 }
 
 /** Model names from a comma list: trimmed, blanks and duplicates dropped. */

@@ -1,15 +1,23 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { OptionValues } from '@modelgate/contracts'
-import { MailNotConfiguredError, sendMail, smtpSettingsFrom } from '@modelgate/mail'
+import { isSmtpConfigured, MailNotConfiguredError, sendMail, smtpSettingsFrom } from '@modelgate/mail'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AM } from '../lib/account-messages.js'
-import { fail } from '../lib/errors.js'
+import { ApiError, fail } from '../lib/errors.js'
 import type { Msg } from '../lib/i18n.js'
 
 /** E-mail codes are valid for 3 minutes (SPEC.md section 9). */
 export const CODE_TTL_S = 3 * 60
 /** Another code or reset mail to the same address is refused for 30 seconds (SPEC.md section 4). */
 export const RESEND_COOLDOWN_S = 30
+/** Code and reset mails to one address within an hour, whoever asks (both kinds counted together). */
+export const MAILS_PER_ADDRESS_PER_HOUR = 5
+/**
+ * Code and reset mails asked for by one client address within an hour, whatever the recipients
+ * (addresses without an account count too, so a sweep over a list of addresses is capped).
+ */
+export const MAILS_PER_IP_PER_HOUR = 20
+const MAIL_WINDOW_S = 60 * 60
 /** Wrong guesses that burn a code: 5 tries at 1 in a million each cannot brute force it. */
 export const MAX_CODE_ATTEMPTS = 5
 // No option sets the reset link's lifetime (SPEC.md section 9 leaves the value open): 15 minutes.
@@ -19,6 +27,7 @@ export const RESET_TTL_S = 15 * 60
 export type VerifyPurpose = 'email' | 'reset'
 export const verifyKey = (purpose: VerifyPurpose, email: string) => `verify:${purpose}:${email}`
 export const cooldownKey = (purpose: VerifyPurpose, email: string) => `verify:cooldown:${purpose}:${email}`
+export const mailCountKey = (by: 'email' | 'ip', who: string) => `verify:hourly:${by}:${who}`
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
@@ -71,7 +80,7 @@ async function mailTo (app: FastifyInstance, req: FastifyRequest, to: string, ms
   const all = { ...vars, system }
   const escaped = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, escapeHtml(String(v))]))
   try {
-    await sendMail(smtpSettingsFrom(options), {
+    await sendMail({ ...smtpSettingsFrom(options), resolve: async (host) => await app.outbound.resolveAllowed(host) }, {
       to,
       subject: req.t(msgs.subject, all),
       text: req.t(msgs.text, all),
@@ -85,18 +94,42 @@ async function mailTo (app: FastifyInstance, req: FastifyRequest, to: string, ms
   }
 }
 
-/** Claims the right to mail `email` now; refused, with the seconds left, within the cooldown. */
-async function claimSendSlot (app: FastifyInstance, purpose: VerifyPurpose, email: string): Promise<void> {
-  const key = cooldownKey(purpose, email)
-  if (await app.redis.set(key, String(Date.now()), 'EX', RESEND_COOLDOWN_S, 'NX') === 'OK') return
-  const sentAt = Number(await app.redis.get(key))
-  const left = sentAt > 0 ? Math.ceil((sentAt + RESEND_COOLDOWN_S * 1000 - Date.now()) / 1000) : 1
-  throw fail(AM.resendWait, { seconds: Math.min(RESEND_COOLDOWN_S, Math.max(1, left)) })
+// One step for every mail: the per-address cooldown, then the hourly counts per address and per
+// client IP (fixed windows from the first mail), all in Redis so every replica shares them.
+// Returns 0 when the mail may go (cooldown set, both counts taken), -ms left of the cooldown, or
+// the seconds until the exhausted hourly window ends.
+const CLAIM_MAIL = `
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 then return -left end
+for i = 2, 3 do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') >= tonumber(ARGV[i]) then
+    local ttl = redis.call('TTL', KEYS[i])
+    if ttl < 1 then ttl = tonumber(ARGV[4]) end
+    return ttl
+  end
+end
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+for i = 2, 3 do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+end
+return 0
+`
+
+/**
+ * Claims the right to mail `email` now for the client at `ip`: refused with the seconds left
+ * within the 30 s cooldown, and with 429 plus Retry-After past an hourly cap.
+ */
+async function claimSendSlot (app: FastifyInstance, req: FastifyRequest, purpose: VerifyPurpose, email: string): Promise<void> {
+  const answer = Number(await app.redis.eval(CLAIM_MAIL, 3, cooldownKey(purpose, email), mailCountKey('email', email), mailCountKey('ip', req.ip),
+    RESEND_COOLDOWN_S * 1000, MAILS_PER_ADDRESS_PER_HOUR, MAILS_PER_IP_PER_HOUR, MAIL_WINDOW_S))
+  if (answer === 0) return
+  if (answer < 0) throw fail(AM.resendWait, { seconds: Math.min(RESEND_COOLDOWN_S, Math.max(1, Math.ceil(-answer / 1000))) })
+  throw new ApiError(429, AM.mailHourlyCap, { minutes: Math.ceil(answer / 60) }, { 'retry-after': String(answer) })
 }
 
 /** Mails a new 6-digit code to `email` (replacing any earlier one). */
 export async function sendEmailCode (app: FastifyInstance, req: FastifyRequest, email: string): Promise<void> {
-  await claimSendSlot(app, 'email', email)
+  await claimSendSlot(app, req, 'email', email)
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
   const key = verifyKey('email', email)
   await app.redis.multi().del(key).hset(key, { hash: sha256(code), attempts: '0' }).expire(key, CODE_TTL_S).exec()
@@ -122,9 +155,19 @@ export async function consumeEmailCode (app: FastifyInstance, email: string, cod
   return false
 }
 
+/**
+ * What a reset request for an address without an account does: claims the same cooldown as a real
+ * send and mails nothing, so the answers for known and unknown addresses cannot be told apart.
+ */
+export async function skipResetLink (app: FastifyInstance, req: FastifyRequest, email: string): Promise<void> {
+  // A known address fails this way when SMTP is not set up, so an unknown one does too.
+  if (!isSmtpConfigured(smtpSettingsFrom(await app.loadOptions()))) throw fail(AM.smtpNotConfigured)
+  await claimSendSlot(app, req, 'reset', email)
+}
+
 /** Mails a single-use reset link for `email`; `baseUrl` is the console's address without a trailing slash. */
 export async function sendResetLink (app: FastifyInstance, req: FastifyRequest, email: string, baseUrl: string): Promise<void> {
-  await claimSendSlot(app, 'reset', email)
+  await claimSendSlot(app, req, 'reset', email)
   const token = randomBytes(32).toString('base64url')
   const key = verifyKey('reset', email)
   await app.redis.set(key, sha256(token), 'EX', RESET_TTL_S)

@@ -72,11 +72,19 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
   return { record, group: token.group !== '' ? token.group : user.group, pinnedChannel }
 }
 
+/**
+ * The token's group is usable by its owner now: their own group or one of UserUsableGroups. Checked
+ * on every request, so removing a group (or moving the user) stops its tokens at once.
+ */
+export function checkGroup (caller: Caller, usableGroups: ReadonlySet<string>): void {
+  if (caller.group !== caller.record.user.group && !usableGroups.has(caller.group)) {
+    throw forbidden(RM.groupNotAllowed, { group: caller.group }, 'group_not_allowed')
+  }
+}
+
 /** Model limits of the token and the group's availability to the user. */
 export function checkModel (caller: Caller, model: string, usableGroups: ReadonlySet<string>): void {
   const limits = caller.record.token.modelLimits
   if (limits !== null && !limits.includes(model)) throw forbidden(RM.modelNotAllowed, { model }, 'model_not_allowed')
-  if (caller.group !== caller.record.user.group && !usableGroups.has(caller.group)) {
-    throw forbidden(RM.groupNotAllowed, { group: caller.group }, 'group_not_allowed')
-  }
+  checkGroup(caller, usableGroups)
 }

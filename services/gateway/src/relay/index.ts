@@ -9,13 +9,14 @@ import { bullConnection, redisCredentialStore, SecretBox } from '@modelgate/serv
 import { QuotaStore } from '@modelgate/quota'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { authenticate, type Caller } from './auth.js'
+import { authenticate, type Caller, checkGroup } from './auth.js'
 import { billingRoutes } from './billing.js'
+import { checkJsonBody, multipartBoundary } from './body-guards.js'
 import { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from './errors.js'
 import { exactCounter, promptTokensOf } from './estimate.js'
 import { refusalBody } from './inbound.js'
-import { relay, type RelayDeps } from './pipeline.js'
+import { InFlightCalls, relay, type RelayDeps } from './pipeline.js'
 import { realtimeRoutes } from './realtime.js'
 import { RelayState } from './state.js'
 import { UsagePublisher } from './usage.js'
@@ -62,20 +63,38 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
   }
   // OAuth renewals (Claude Code, Codex) shared with the other replicas and written back to the channel.
   const credentials = redisCredentialStore({ redis: app.redis, db: app.db, box, log: app.log, publish })
-  const state = new RelayState(app.db, box, app.log, credentials)
+  const state = new RelayState(app.db, box, app.log, credentials, app.outbound)
   await state.loadAll()
   const callers = new CallerCache(app.db, app.redis)
   state.onChange((change) => {
     if (change.kind === 'user') callers.forget({ userId: change.id })
     else if (change.kind === 'token') callers.forget({ tokenId: change.id })
   })
+  // Token and user records held in memory are read again (from Redis, else Postgres) after each
+  // full reload: a token disabled or a user banned while its change message was lost is refused
+  // within STATE_REFRESH_MS, not only when the 60 s memory entry expires.
+  state.onResync(() => { callers.clear() })
   const stopFollowing = await state.follow(app.redis, config.REDIS_KEY_PREFIX, config.STATE_REFRESH_MS)
   const usage = new UsagePublisher(bullConnection(config.REDIS_URL), `${config.REDIS_KEY_PREFIX}bull`, app.log)
   app.decorate('relayState', state)
   app.decorate('usagePublisher', usage)
   const quota = new QuotaStore(app.redis, { leaseMs: config.RELAY_LEASE_TTL_MS })
+  // Shutdown: in-flight relays get DRAIN_TIMEOUT_MS to finish (Fastify waits for them before
+  // onClose); the upstream calls still running then are cut, so their streams end with an error
+  // event, are billed for what was sent, and their usage events go out before the process exits.
+  const inFlight = new InFlightCalls()
+  let drainTimer: NodeJS.Timeout | undefined
+  app.addHook('preClose', (done) => {
+    drainTimer = setTimeout(() => {
+      if (inFlight.size > 0) app.log.warn({ streams: inFlight.size, drainMs: config.DRAIN_TIMEOUT_MS }, 'drain timeout: cutting the relays still running')
+      inFlight.cutAll(new Error('the gateway is shutting down'))
+    }, config.DRAIN_TIMEOUT_MS)
+    drainTimer.unref()
+    done()
+  })
   // Close order: stop taking changes; in-flight relays finish before Fastify runs onClose.
   app.addHook('onClose', async () => {
+    clearTimeout(drainTimer)
     await stopFollowing()
     await usage.close()
     quota.stopRenewing()
@@ -87,21 +106,43 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     usage,
     db: app.db,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    publishChannelChange: async (id) => { await publish({ kind: 'channel', id }) }
+    outbound: app.outbound,
+    publishChannelChange: async (id) => { await publish({ kind: 'channel', id }) },
+    inFlight
   }
 
   await app.register(async (api) => {
     const bodyLimit = config.RELAY_BODY_LIMIT_MB * 1024 * 1024
     // Relay bodies are parsed here so malformed JSON gets OpenAI's error shape, not Fastify's.
     api.removeAllContentTypeParsers()
+    // Bodies nested deeper than MAX_JSON_DEPTH, or with __proto__ / constructor.prototype keys,
+    // are refused here: before any reservation or upstream call (checkJsonBody).
     api.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit }, (_req, text, done) => {
+      let body: unknown
       try {
-        done(null, (text as string).trim() === '' ? {} : JSON.parse(text as string))
+        body = (text as string).trim() === '' ? {} : JSON.parse(text as string)
       } catch (err) {
         done(new RelayError(400, 'invalid_request_error', 'invalid_json', RM.invalidJson, { detail: (err as Error).message }), undefined)
+        return
       }
+      try {
+        checkJsonBody(body)
+      } catch (err) {
+        done(err as RelayError, undefined)
+        return
+      }
+      done(null, body)
     })
-    api.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (_req, data, done) => { done(null, data) })
+    // A boundary longer than RFC 2046's 70 characters is refused before the body is looked at.
+    api.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit }, (req, data, done) => {
+      try {
+        multipartBoundary(String(req.headers['content-type'] ?? ''))
+      } catch (err) {
+        done(err as RelayError, undefined)
+        return
+      }
+      done(null, data)
+    })
     api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, data, done) => { done(null, data) })
 
     if (config.RELAY_RATE_LIMIT_PER_MINUTE > 0) {
@@ -187,6 +228,7 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
 
     const listModels = async (req: FastifyRequest) => {
       const caller = await authenticate(callers, req)
+      checkGroup(caller, state.usableGroups)
       const limits = caller.record.token.modelLimits
       const models = state.modelsOf(caller.group).filter((m) => limits === null || limits.includes(m))
       return models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'modelgate' }))

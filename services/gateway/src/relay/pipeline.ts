@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
 import type { Database, Kysely } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type ClassifiedFailure, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import { adaptorFor, type ClassifiedFailure, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
@@ -20,7 +20,40 @@ export interface RelayDeps {
   usage: UsagePublisher
   db: Kysely<Database>
   upstreamTimeoutMs: number
+  /** The outbound guard: every upstream connection goes through its pools. */
+  outbound: Outbound
   publishChannelChange: (id: number) => Promise<void>
+  /** Upstream calls in progress, cut at the drain deadline of a shutdown; none when absent. */
+  inFlight?: InFlightCalls
+}
+
+/**
+ * The upstream calls in progress in this process. At shutdown the gateway lets them finish for
+ * DRAIN_TIMEOUT_MS, then cuts those still running (cutAll): a stream ends with an error event
+ * and is billed for what was sent, and calls started afterwards are cut at once.
+ */
+export class InFlightCalls {
+  readonly #calls = new Set<UpstreamResponse>()
+  #cut: Error | undefined
+
+  add (res: UpstreamResponse): void {
+    if (this.#cut !== undefined) res.abort(this.#cut)
+    else this.#calls.add(res)
+  }
+
+  delete (res: UpstreamResponse): void {
+    this.#calls.delete(res)
+  }
+
+  get size (): number {
+    return this.#calls.size
+  }
+
+  cutAll (reason: Error): void {
+    this.#cut = reason
+    for (const res of this.#calls) res.abort(reason)
+    this.#calls.clear()
+  }
 }
 
 /** How long an unsettled reservation may live before reconciliation takes over. */
@@ -36,7 +69,10 @@ interface Outcome {
   upstreamModel: string
   tried: number[]
   answered: boolean
+  /** The answer was cut short (client gone or upstream stream broken) after the upstream began it: billed for what was sent. */
   aborted: boolean
+  /** The client left before the answer was complete, even before the upstream answered (not billed then). */
+  clientLeft: boolean
   firstByteAt: number
   usage?: Usage
   countedCompletion: number
@@ -151,7 +187,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
 
   // Admitted: from here on exactly one usage event, whatever happens.
   deps.usage.expect()
-  const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, firstByteAt: 0, countedCompletion: 0 }
+  const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, clientLeft: false, firstByteAt: 0, countedCompletion: 0 }
   try {
     await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt })
   } finally {
@@ -189,7 +225,8 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
         : {}),
       reserved,
       quota,
-      outcome: outcome.answered ? 'success' : outcome.aborted ? 'aborted' : 'failed',
+      // A client that left is 'aborted' whenever it left, before the first byte too (REL-33).
+      outcome: outcome.answered ? 'success' : outcome.aborted || outcome.clientLeft ? 'aborted' : 'failed',
       usage_source: outcome.usage !== undefined ? 'upstream' : billable ? 'counted' : 'none',
       price: priceDetails(price),
       retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
@@ -279,6 +316,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
   const clientGone = new ClientGone()
   const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
   reply.raw.once('close', onClose)
+  const calls: UpstreamResponse[] = []
   try {
     for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
       outcome.channel = channel
@@ -298,9 +336,14 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         let refused: { status: number, text: string, failure: ClassifiedFailure } | undefined
         let res: UpstreamResponse | undefined
         try {
-          res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, channel.proxyUrl)
+          res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+          if (deps.inFlight !== undefined) {
+            calls.push(res)
+            deps.inFlight.add(res)
+          }
         } catch (err) {
-          if (clientGone.aborted) { outcome.aborted = false; return }
+          // The client left before the upstream answered: nothing to bill, nothing to retry.
+          if (clientGone.aborted) { outcome.clientLeft = true; return }
           if (err instanceof CredentialError) {
             refused = { status: err.status, text: '', failure: err.failure() }
           } else {
@@ -350,7 +393,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         await reply.code(answer.status).header('content-type', answer.contentType).send(answer.body)
         return
       } catch (err) {
-        if (clientGone.aborted) return
+        if (clientGone.aborted) { outcome.clientLeft = true; return }
         req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
         attempts.lost({ status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' })
       }
@@ -358,6 +401,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
     throw attempts.finalError(outcome)
   } finally {
     reply.raw.off('close', onClose)
+    for (const res of calls) deps.inFlight?.delete(res)
   }
 }
 

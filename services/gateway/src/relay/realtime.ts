@@ -3,7 +3,7 @@ import websocket from '@fastify/websocket'
 import type { UsageEvent } from '@modelgate/contracts'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import {
-  adaptorFor, authorized, type ClassifiedFailure, CredentialError, realtimeRequest, realtimeSupported, realtimeUsage, type UpstreamRequest,
+  adaptorFor, authorized, type ClassifiedFailure, CredentialError, type Outbound, realtimeRequest, realtimeSupported, realtimeUsage, type UpstreamRequest,
   type Usage, withOverrides
 } from '@modelgate/providers'
 import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
@@ -115,7 +115,7 @@ type Attempt =
  * up to 64 KiB) for classification; frames that arrive before the client's socket is upgraded are
  * held, and the upstream is paused meanwhile.
  */
-async function openUpstream (up: UpstreamRequest, timeoutMs: number, gone: AbortSignal): Promise<Attempt> {
+async function openUpstream (up: UpstreamRequest, timeoutMs: number, gone: AbortSignal, outbound: Outbound): Promise<Attempt> {
   return await new Promise<Attempt>((resolve) => {
     let settled = false
     const finish = (a: Attempt) => {
@@ -124,7 +124,13 @@ async function openUpstream (up: UpstreamRequest, timeoutMs: number, gone: Abort
       gone.removeEventListener('abort', onGone)
       resolve(a)
     }
-    const ws = new WebSocket(up.url, { headers: up.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: UPSTREAM_MAX_PAYLOAD, followRedirects: false })
+    // The outbound guard: an IP literal judged here (sockets skip the lookup for one), a name by the lookup.
+    const refusal = outbound.staticRefusal(new URL(up.url).hostname)
+    if (refusal !== undefined) {
+      resolve({ kind: 'unreachable', err: refusal })
+      return
+    }
+    const ws = new WebSocket(up.url, { headers: up.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: UPSTREAM_MAX_PAYLOAD, followRedirects: false, lookup: outbound.lookupFor('admin') })
     const onGone = () => {
       ws.terminate()
       finish({ kind: 'gone' })
@@ -693,7 +699,7 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
     try {
       // The channel's proxy setting is not used here: ws connects directly.
       const up = await authorized(adaptor, config, withOverrides(config, realtimeRequest(config, upstreamModel, { beta })))
-      const opened = await openUpstream(up, deps.upstreamTimeoutMs, gone)
+      const opened = await openUpstream(up, deps.upstreamTimeoutMs, gone, deps.outbound)
       // Every channel attempted before this one was retried.
       if (opened.kind === 'open') return { upstream: opened.upstream, channel, upstreamModel, retried: attempts.tried.slice(0, -1) }
       if (opened.kind === 'gone') throw new RelayError(499, 'invalid_request_error', 'client_closed', 'client closed the connection')

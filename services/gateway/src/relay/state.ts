@@ -1,7 +1,7 @@
 import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
-import type { ChannelConfig, CredentialStore } from '@modelgate/providers'
+import type { ChannelConfig, CredentialStore, Outbound } from '@modelgate/providers'
 import { channelKeys, channelOverrides, keyFingerprint, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -40,6 +40,8 @@ export interface RelayChannel {
   proxyUrl: string
   /** Where OAuth renewals are shared with the other replicas (Redis); absent in this process alone. */
   credentials?: CredentialStore
+  /** The gateway's outbound guard, whose pools carry the channel's calls. */
+  outbound?: Outbound
 }
 
 interface Candidate { channelId: number, weight: number }
@@ -84,6 +86,7 @@ export class RelayState {
   /** group -> models it can reach */
   #modelsByGroup = new Map<string, string[]>()
   readonly #listeners: Array<(change: ConfigChange) => void> = []
+  readonly #resyncListeners: Array<() => void> = []
   /** Decrypted keys by sealed text, from the last load. */
   #openedKeys = new Map<string, string[]>()
 
@@ -91,12 +94,14 @@ export class RelayState {
   private readonly box: SecretBox
   private readonly log: FastifyBaseLogger
   private readonly credentials: CredentialStore | undefined
+  private readonly outbound: Outbound | undefined
 
-  constructor (db: Kysely<Database>, box: SecretBox, log: FastifyBaseLogger, credentials?: CredentialStore) {
+  constructor (db: Kysely<Database>, box: SecretBox, log: FastifyBaseLogger, credentials?: CredentialStore, outbound?: Outbound) {
     this.db = db
     this.box = box
     this.log = log
     this.credentials = credentials
+    this.outbound = outbound
   }
 
   async loadOptions (): Promise<void> {
@@ -159,7 +164,8 @@ export class RelayState {
         autoBan: c.auto_ban === 1,
         status: c.status,
         proxyUrl: c.proxy_url.trim(),
-        ...(this.credentials === undefined ? {} : { credentials: this.credentials })
+        ...(this.credentials === undefined ? {} : { credentials: this.credentials }),
+        ...(this.outbound === undefined ? {} : { outbound: this.outbound })
       })
       // A channel whose every key is disabled serves nothing until one is enabled again.
       if (c.status !== 1 || !relayKeys.some((k) => k.enabled)) continue
@@ -238,6 +244,19 @@ export class RelayState {
     this.#listeners.push(listener)
   }
 
+  /**
+   * Called on every full reload (periodic, or after the change channel reconnected): whatever
+   * caches entries a lost change message would have dropped drops them all here.
+   */
+  onResync (listener: () => void): void {
+    this.#resyncListeners.push(listener)
+  }
+
+  #resync (): void {
+    for (const l of this.#resyncListeners) l()
+    this.loadAll().catch((err: unknown) => this.log.error({ err }, 'periodic state refresh failed'))
+  }
+
   /** Subscribes to change announcements and reloads what changed. Returns a stop function. */
   async follow (redis: Redis, keyPrefix: string, refreshMs: number): Promise<() => Promise<void>> {
     const sub = redis.duplicate({ lazyConnect: true, enableAutoPipelining: false })
@@ -253,11 +272,18 @@ export class RelayState {
       reload?.catch((err: unknown) => this.log.error({ err }, 'reload after change failed'))
       for (const l of this.#listeners) l(change)
     })
+    // Change messages published while the subscriber was away are lost: after a reconnection
+    // (Redis restarted, network cut) everything is reloaded at once, as on the periodic refresh.
+    let subscribedOnce = false
+    sub.on('ready', () => {
+      if (!subscribedOnce) return
+      this.log.info('config subscriber reconnected: reloading state')
+      this.#resync()
+    })
     await sub.connect()
     await sub.subscribe(configChannel(keyPrefix))
-    const timer = setInterval(() => {
-      this.loadAll().catch((err: unknown) => this.log.error({ err }, 'periodic state refresh failed'))
-    }, refreshMs)
+    subscribedOnce = true
+    const timer = setInterval(() => { this.#resync() }, refreshMs)
     timer.unref()
     return async () => {
       clearInterval(timer)
@@ -295,6 +321,7 @@ export function channelConfig (c: RelayChannel, key: RelayKey | undefined = pick
     proxyUrl: c.proxyUrl,
     paramOverride: c.paramOverride,
     headerOverride: c.headerOverride,
-    ...(c.credentials === undefined ? {} : { credentials: c.credentials })
+    ...(c.credentials === undefined ? {} : { credentials: c.credentials }),
+    ...(c.outbound === undefined ? {} : { outbound: c.outbound })
   }
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Dispatcher } from 'undici'
-import { type UpstreamRequest, upstreamDispatcher } from '@modelgate/providers'
+import { defaultOutbound, type UpstreamRequest } from '@modelgate/providers'
 
 /**
  * Emits 'abort' once, when the client has gone. A plain emitter: Node 20 builds an
@@ -166,15 +166,15 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 }
 
 /**
- * Sends `up`, through the channel's proxy when it has one (`proxyUrl`); resolves once the status
- * and headers arrive (read the body from the answer). A client that leaves before the call has
- * ended cancels it.
+ * Sends `up` through `dispatcher` (the outbound guard's pools: direct, or the channel's proxy);
+ * resolves once the status and headers arrive (read the body from the answer). A client that
+ * leaves before the call has ended cancels it.
  */
-export async function send (up: UpstreamRequest, clientGone: ClientGone, timeoutMs: number, proxyUrl = ''): Promise<UpstreamResponse> {
+export async function send (up: UpstreamRequest, clientGone: ClientGone, timeoutMs: number, dispatcher: Dispatcher = defaultOutbound.dispatcher('')): Promise<UpstreamResponse> {
   const target = targetOf(up.url)
   return await new Promise<UpstreamResponse>((resolve, reject) => {
     // The connection pools of the origin: shared direct ones, or the proxy's (made on first use).
-    upstreamDispatcher(proxyUrl).dispatch({
+    dispatcher.dispatch({
       origin: target.origin,
       path: target.path,
       method: up.method as Dispatcher.HttpMethod,

@@ -10,6 +10,8 @@ export interface UsageBatching { max: number, waitMs: number }
 // event fell by a quarter at 4,000 requests a second); the client has its answer before its
 // event is queued, and the balance in Redis already holds the reservation meanwhile.
 const DEFAULT_BATCHING: UsageBatching = { max: 500, waitMs: 50 }
+/** Usage events kept in memory while Redis is away (about 1 KB each): a bound on the memory it costs. */
+const MAX_HELD_EVENTS = 100_000
 
 /**
  * Puts every admitted request's usage event on the `usage` queue, grouped: the events finished
@@ -29,11 +31,21 @@ export class UsagePublisher {
   /** Admitted requests whose event has not been published yet. */
   #pending = 0
   #idle: Array<() => void> = []
+  /** Events whose sending failed and is being retried (Redis away). */
+  #held = 0
+  readonly #maxHeld: number
+  #closing = false
 
-  constructor (connection: object, prefix: string, log: FastifyBaseLogger, batching: UsageBatching = DEFAULT_BATCHING) {
+  constructor (connection: object, prefix: string, log: FastifyBaseLogger, batching: UsageBatching = DEFAULT_BATCHING, maxHeld = MAX_HELD_EVENTS) {
     this.queue = new Queue(USAGE_QUEUE, { connection, prefix })
     this.#log = log
     this.#batching = batching
+    this.#maxHeld = maxHeld
+  }
+
+  /** Events held in memory because the queue did not answer. */
+  get held (): number {
+    return this.#held
   }
 
   /** Counts an admitted request: its event will follow, and drain() waits for it. */
@@ -72,25 +84,42 @@ export class UsagePublisher {
 
   async #send (events: UsageEvent[]): Promise<void> {
     const data: UsageBatch = { events }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.queue.add(USAGE_BATCH_JOB, data, {
-          jobId: `${events[0]!.request_id}+${events.length}`,
-          // Transient failures (Postgres down) retry until they succeed, at most a minute apart;
-          // malformed events fail at once (UnrecoverableError in the worker).
-          attempts: Number.MAX_SAFE_INTEGER,
-          backoff: { type: 'capped' },
-          removeOnComplete: 1000,
-          removeOnFail: false
-        })
-        return
-      } catch (err) {
-        if (attempt >= 5) {
-          for (const event of events) this.#log.error({ err, usage_event: event }, 'usage event could not be queued')
+    let held = false
+    // Attempts left once the publisher is closing (a held batch gets this many more, not forever).
+    let lastTries = 5
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.queue.add(USAGE_BATCH_JOB, data, {
+            jobId: `${events[0]!.request_id}+${events.length}`,
+            // Transient failures (Postgres down) retry until they succeed, at most a minute apart;
+            // malformed events fail at once (UnrecoverableError in the worker).
+            attempts: Number.MAX_SAFE_INTEGER,
+            backoff: { type: 'capped' },
+            removeOnComplete: 1000,
+            removeOnFail: false
+          })
           return
+        } catch (err) {
+          // Redis away (REL-36): after 5 attempts the events stay in memory and are sent again
+          // every 2 s until it is back, up to MAX_HELD_EVENTS of them; at shutdown they get 5
+          // more attempts. Only then are they given up, each logged whole (nothing billable
+          // disappears silently).
+          if (attempt >= 5 && !held && !this.#closing && this.#held + events.length <= this.#maxHeld) {
+            held = true
+            this.#held += events.length
+            this.#log.warn({ err, events: events.length, held: this.#held }, 'usage events held in memory until the queue answers again')
+          }
+          if (this.#closing && held) lastTries--
+          if ((attempt >= 5 && !held) || lastTries <= 0) {
+            for (const event of events) this.#log.error({ err, usage_event: event }, 'usage event could not be queued')
+            return
+          }
+          await new Promise((resolve) => setTimeout(resolve, Math.min(200 * attempt, 2_000)))
         }
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt))
       }
+    } finally {
+      if (held) this.#held -= events.length
     }
   }
 
@@ -101,6 +130,7 @@ export class UsagePublisher {
   }
 
   async close (): Promise<void> {
+    this.#closing = true
     await this.drain()
     await this.queue.close()
   }

@@ -1,7 +1,7 @@
-import Box from '@mui/material/Box'
 import Paper from '@mui/material/Paper'
 import Typography from '@mui/material/Typography'
 import { useTranslation } from 'react-i18next'
+import { FramedPage } from '../../components/FramedPage'
 import { Html, isUrl } from '../../components/Html'
 import { useContent } from '../home/HomePage'
 
@@ -18,6 +18,6 @@ export default function AboutPage () {
       </Paper>
     )
   }
-  if (isUrl(about)) return <Box component='iframe' src={about.trim()} title='about' sx={{ width: '100%', height: '80vh', border: 0 }} />
+  if (isUrl(about)) return <FramedPage src={about} title='about' testId='about-frame' />
   return <Html html={about} markdown data-testid='about-content' />
 }

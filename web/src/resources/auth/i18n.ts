@@ -26,7 +26,8 @@ export default defineCatalogue('auth', {
     title: 'Change the default password',
     body: 'You are signed in as the super administrator with the default password. Anyone who knows it can take over this site: change it now in the personal settings.',
     change: 'Change password',
-    later: 'Later'
+    later: 'Later',
+    banner: 'This account still uses the default password. Change it now: anyone who knows it can take over this site.'
   },
   oauth: {
     github: 'GitHub',
@@ -111,7 +112,8 @@ export default defineCatalogue('auth', {
     title: '请修改默认密码',
     body: '您正在以超级管理员身份使用默认密码登录。任何知道该密码的人都能接管本站，请立即在个人设置中修改密码。',
     change: '修改密码',
-    later: '稍后'
+    later: '稍后',
+    banner: '此账户仍在使用默认密码，请立即修改：任何知道该密码的人都能接管本站。'
   },
   oauth: {
     github: 'GitHub',

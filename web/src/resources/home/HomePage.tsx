@@ -1,11 +1,11 @@
 import Alert from '@mui/material/Alert'
-import Box from '@mui/material/Box'
 import Paper from '@mui/material/Paper'
 import Typography from '@mui/material/Typography'
 import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { get } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
+import { FramedPage } from '../../components/FramedPage'
 import { Html, isUrl } from '../../components/Html'
 
 /** Reads a public content option (`/api/notice`, `/api/home_page_content`, `/api/about`); '' on failure. */
@@ -42,7 +42,7 @@ export default function HomePage () {
             </Paper>
             )
           : isUrl(content)
-            ? <Box component='iframe' src={content.trim()} title='home' sx={{ width: '100%', height: '80vh', border: 0 }} />
+            ? <FramedPage src={content} title='home' testId='home-frame' />
             : <Html html={content} markdown data-testid='home-content' />}
     </>
   )

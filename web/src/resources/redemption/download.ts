@@ -1,3 +1,5 @@
+import { neutralizeCell } from '../../lib/cells.ts'
+
 /** Characters no common file system accepts in a name. */
 const UNSAFE = /[\\/:*?"<>|\p{Cc}]/gu
 
@@ -7,9 +9,12 @@ export function codesFileName (name: string): string {
   return `${safe === '' ? 'redemption' : safe}.txt`
 }
 
-/** One code per line, as the console has always exported them. */
+/**
+ * One code per line, as the console has always exported them. Lists are opened in spreadsheets:
+ * a line that could start a formula is neutralised (codes the server makes never do).
+ */
 export function codesText (keys: string[]): string {
-  return keys.join('\n')
+  return keys.map((key) => neutralizeCell(key.replace(/[\r\n]/g, ''))).join('\n')
 }
 
 /**

@@ -74,6 +74,7 @@ export function PersonalAccessToken ({ self }: { self: UserView }) {
 /** Current password (when the account has one), new password and its confirmation. */
 export function PersonalPassword () {
   const { t } = useTranslation()
+  const { signIn } = useAuth()
   const notify = useNotify()
   const [original, setOriginal] = useState('')
   const [password, setPassword] = useState('')
@@ -90,6 +91,8 @@ export function PersonalPassword () {
     try {
       // The server starts a fresh session for this browser; other sessions end.
       const res = await requestEnvelope<UserView>('PUT', '/api/user/self', { body: { password, original_password: original } })
+      // The answer no longer carries password_is_default: the default-password banner goes away.
+      if (res.data !== undefined) signIn(res.data)
       notify.success(res.message !== '' ? res.message : t('setting.personal.password.changed'))
       setOriginal('')
       setPassword('')

@@ -3,6 +3,7 @@ import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import FormControlLabel from '@mui/material/FormControlLabel'
 import FormHelperText from '@mui/material/FormHelperText'
+import InputAdornment from '@mui/material/InputAdornment'
 import MenuItem from '@mui/material/MenuItem'
 import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
@@ -117,6 +118,10 @@ export function OptionField ({ field, form, confirm }: { field: Field, form: Opt
     }
     case 'secret': {
       const set = form.item(field.key)?.is_set === true
+      const clear = async () => {
+        const ok = await confirm({ title: t('settingsAdmin.secretClearTitle', { label: field.label }), body: t('settingsAdmin.secretClearBody'), action: t('settingsAdmin.secretClear'), danger: true })
+        if (ok) await form.clear(field.key, field.label)
+      }
       return (
         <TextField
           {...common}
@@ -124,7 +129,12 @@ export function OptionField ({ field, form, confirm }: { field: Field, form: Opt
           autoComplete='new-password'
           placeholder={set ? t('settingsAdmin.secretSet') : t('settingsAdmin.secretUnset')}
           helperText={help ?? (set ? t('settingsAdmin.secretKeep') : undefined)}
-          slotProps={{ inputLabel: { shrink: true } }}
+          slotProps={{
+            inputLabel: { shrink: true },
+            input: set
+              ? { endAdornment: <InputAdornment position='end'><Button size='small' color='error' disabled={form.saving} onClick={() => { void clear() }}>{t('settingsAdmin.secretClear')}</Button></InputAdornment> }
+              : undefined
+          }}
         />
       )
     }

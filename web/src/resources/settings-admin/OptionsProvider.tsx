@@ -16,7 +16,7 @@ export const JSON_OPTIONS: ReadonlySet<string> = new Set<OptionKey>([
 export type Options = Readonly<Record<string, OptionItem>>
 
 /** An option the server accepted: the value it stored, and what was sent (credentials answer ''). */
-export interface SavedOption { key: string, value: string, sent: string }
+export interface SavedOption { key: string, value: string, sent: string, cleared?: boolean }
 
 interface OptionsState {
   options: Options
@@ -53,9 +53,9 @@ export function OptionsProvider ({ children }: { children: ReactNode }) {
     setOptions((current) => {
       if (current === undefined) return current
       const next = { ...current }
-      for (const { key, value, sent } of saved) {
+      for (const { key, value, sent, cleared } of saved) {
         const before = next[key]
-        next[key] = before?.secret === true ? { ...before, is_set: before.is_set === true || sent !== '' } : shown({ key, value })
+        next[key] = before?.secret === true ? { ...before, is_set: cleared !== true && (before.is_set === true || sent !== '') } : shown({ key, value })
       }
       return next
     })

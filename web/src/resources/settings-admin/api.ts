@@ -15,6 +15,9 @@ export const fetchOptions = async (): Promise<OptionItem[]> => await get<OptionI
 export const saveOption = async (key: OptionKey, value: string): Promise<{ key: string, value: string }> =>
   await put<{ key: string, value: string }>('/api/option/', { key, value })
 
+/** Removes a stored credential (a blank value would keep it: credentials are write-only). */
+export const clearOption = async (key: OptionKey): Promise<void> => { await put<{ key: string, value: string }>('/api/option/', { key, value: '', clear: true }) }
+
 /** Restores the default model, completion, cache and audio ratios and per-call prices. */
 export const resetModelRatios = async (): Promise<void> => { await post<null>('/api/option/rest_model_ratio') }
 

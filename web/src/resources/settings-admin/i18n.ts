@@ -11,6 +11,10 @@ export default defineCatalogue('settingsAdmin', {
   secretSet: 'Set; leave blank to keep it',
   secretUnset: 'Not set',
   secretKeep: 'Stored values are never shown. Type a new value to replace it.',
+  secretClear: 'Clear',
+  secretClearTitle: 'Clear {{label}}?',
+  secretClearBody: 'The stored value is removed. Whatever uses it stops working until a new value is saved.',
+  secretCleared: '{{label}} cleared',
   invalid: {
     number: '{{label}} must be a number of at least {{min}}',
     integer: '{{label}} must be a whole number of at least {{min}}',
@@ -275,6 +279,10 @@ export default defineCatalogue('settingsAdmin', {
   secretSet: '已设置；留空则保持不变',
   secretUnset: '未设置',
   secretKeep: '已保存的值不会显示。输入新值即可替换。',
+  secretClear: '清除',
+  secretClearTitle: '清除{{label}}？',
+  secretClearBody: '已保存的值将被删除。依赖它的功能在保存新值之前将无法使用。',
+  secretCleared: '已清除{{label}}',
   invalid: {
     number: '{{label}} 必须是不小于 {{min}} 的数字',
     integer: '{{label}} 必须是不小于 {{min}} 的整数',

@@ -3,7 +3,7 @@ import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
-import { type OptionItem, saveOption } from './api'
+import { clearOption, type OptionItem, saveOption } from './api'
 import { canonical } from './json'
 import { JSON_OPTIONS, type Options, type SavedOption, useOptions } from './OptionsProvider'
 
@@ -33,6 +33,8 @@ export interface OptionForm {
   save: (rules?: SaveRules) => Promise<boolean>
   /** Forgets the edits of `keys`. */
   discard: (keys: readonly OptionKey[]) => void
+  /** Removes a stored credential at once; false when the server refused. */
+  clear: (key: OptionKey, label: string) => Promise<boolean>
   saving: boolean
 }
 
@@ -132,5 +134,21 @@ export function useOptionForm (): OptionForm {
     return false
   }
 
-  return { options, value, item, set, error: (key) => errors[key], changes, save, discard, saving }
+  const clear = async (key: OptionKey, label: string): Promise<boolean> => {
+    setSaving(true)
+    try {
+      await clearOption(key)
+      applySaved([{ key, value: '', sent: '', cleared: true }])
+      discard([key])
+      notify.success(t('settingsAdmin.secretCleared', { label }))
+      return true
+    } catch (err) {
+      notify.error(t('settingsAdmin.saveFailed', { message: err instanceof Error ? err.message : String(err) }))
+      return false
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return { options, value, item, set, error: (key) => errors[key], changes, save, discard, clear, saving }
 }

@@ -1,6 +1,7 @@
 import { type ConfigChange, configChannel, type OptionValues } from '@modelgate/contracts'
 import { type Database, findChannelsByStatus, type Kysely } from '@modelgate/db'
 import { type ChannelTestsResult, redisCredentialStore, type SecretBox, testChannels } from '@modelgate/service'
+import type { Outbound } from '@modelgate/providers'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { channelTestsJob } from './definition.js'
@@ -13,6 +14,8 @@ export interface ChannelTestDeps {
   options: () => Promise<OptionValues>
   /** Where failures to write renewed OAuth credentials back are reported; absent: not reported. */
   log?: Pick<FastifyBaseLogger, 'warn'>
+  /** The outbound guard the tests go through; absent: the default guard. */
+  outbound?: Outbound
 }
 
 export async function run (deps: ChannelTestDeps): Promise<ChannelTestsResult> {
@@ -23,5 +26,5 @@ export async function run (deps: ChannelTestDeps): Promise<ChannelTestsResult> {
   const publish = async (change: ConfigChange): Promise<void> => { await deps.redis.publish(configChannel(deps.keyPrefix), JSON.stringify(change)) }
   // Tests renew OAuth tokens (Claude Code, Codex) as requests do: shared with the gateways, written back.
   const credentials = redisCredentialStore({ redis: deps.redis, db: deps.db, box: deps.box, publish, log: deps.log ?? { warn: () => {} } })
-  return await testChannels({ db: deps.db, box: deps.box, options, publish, credentials }, channels, { parallel: channelTestsJob.parallel })
+  return await testChannels({ db: deps.db, box: deps.box, options, publish, credentials, ...(deps.outbound === undefined ? {} : { outbound: deps.outbound }) }, channels, { parallel: channelTestsJob.parallel })
 }

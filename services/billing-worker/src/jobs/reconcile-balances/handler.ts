@@ -1,9 +1,21 @@
-import { type Database, type Kysely } from '@modelgate/db'
-import type { QuotaStore } from '@modelgate/quota'
+import { type Database, type Kysely, settleUsageBatch } from '@modelgate/db'
+import type { OpenReservation, QuotaStore } from '@modelgate/quota'
 
 export interface ReconcileDeps {
   db: Kysely<Database>
   quota: QuotaStore
+  /**
+   * The longest a relay request may run: an open reservation older than this lost its gateway
+   * (killed mid-request) and is settled at its estimate. Never when absent.
+   */
+  orphanAfterMs?: number
+  /** Now, unix ms (tests); Redis' clock stamps reservations, the same host clock here. */
+  now?: () => number
+  /**
+   * Usage jobs not yet settled: while there are any, no reservation is taken for an orphan (its
+   * event may be in the queue, e.g. after the worker was down), and the next run looks again.
+   */
+  usageBacklog?: () => Promise<number>
 }
 
 export interface ReconcileResult {
@@ -11,17 +23,71 @@ export interface ReconcileResult {
   repaired: number
   /** Skipped because a request of theirs was in flight. */
   busy: number
+  /** Orphaned reservations settled at their estimate. */
+  orphans: number
+}
+
+/** Why an orphan's log row exists (its `content`); the row's `other.usage_source` is 'estimated'. */
+export const ORPHAN_MESSAGE = 'the gateway serving this request stopped before reporting its usage; billed at the reservation\'s estimate'
+
+/**
+ * Settles reservations whose gateway died mid-request (DESIGN.md invariant 3: every admitted
+ * request yields exactly one settlement): older than `orphanAfterMs`, they are billed at the
+ * amount reserved, flagged `usage_source: 'estimated'`, through the same idempotent settlement
+ * as a usage event (a late event from a gateway that was only slow changes nothing).
+ */
+async function settleOrphans (deps: ReconcileDeps, open: readonly OpenReservation[]): Promise<number> {
+  if (deps.orphanAfterMs === undefined) return 0
+  const now = deps.now?.() ?? Date.now()
+  const orphans = open.filter((r) => r.reservedAt !== undefined && now - r.reservedAt > deps.orphanAfterMs!)
+  if (orphans.length === 0) return 0
+  if (deps.usageBacklog !== undefined && await deps.usageBacklog() > 0) return 0
+  const users = new Map((await deps.db.selectFrom('users').select(['id', 'username', 'group']).where('id', 'in', [...new Set(orphans.map((o) => o.userId))]).execute()).map((u) => [u.id, u]))
+  const tokenIds = [...new Set(orphans.map((o) => o.tokenId).filter((id) => id > 0))]
+  const tokens = new Map(tokenIds.length === 0 ? [] : (await deps.db.selectFrom('tokens').select(['id', 'name']).where('id', 'in', tokenIds).execute()).map((t) => [t.id, t.name]))
+  const events = orphans.map((o) => ({
+    request_id: o.requestId,
+    created_at: Math.floor(o.reservedAt! / 1000),
+    user_id: o.userId,
+    username: users.get(o.userId)?.username ?? '',
+    token_id: o.tokenId,
+    token_name: tokens.get(o.tokenId) ?? '',
+    unlimited_token: o.unlimited,
+    channel_id: 0,
+    model_name: '',
+    upstream_model: '',
+    group: users.get(o.userId)?.group ?? '',
+    is_stream: false,
+    ip: '',
+    use_time_ms: now - o.reservedAt!,
+    first_response_ms: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    reserved: o.amount,
+    quota: o.amount,
+    outcome: 'aborted' as const,
+    usage_source: 'estimated',
+    price: {},
+    retried_channels: [],
+    error: { status: 0, message: ORPHAN_MESSAGE }
+  }))
+  await settleUsageBatch(deps.db, events, { writeLog: true })
+  await deps.quota.settleMany(orphans.map((o) => ({ requestId: o.requestId, userId: o.userId, tokenId: o.tokenId, actual: o.amount })))
+  return orphans.length
 }
 
 /**
- * A cached balance should equal the Postgres balance minus its open reservations. Only accounts
+ * A cached balance should equal the Postgres balance minus its open reservations. Orphaned
+ * reservations are settled first (see settleOrphans). Then only accounts
  * with no open reservation, before and after reading Postgres, are repaired, and only with a
  * compare-and-set: a request admitted meanwhile, or a settlement between its Postgres commit and
  * its Redis correction, makes the account busy or changes the value, and it is left for the next
  * run. Cached balances of deleted users or tokens are dropped.
  */
 export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
-  const result: ReconcileResult = { checked: 0, repaired: 0, busy: 0 }
+  const result: ReconcileResult = { checked: 0, repaired: 0, busy: 0, orphans: 0 }
+  result.orphans = await settleOrphans(deps, await deps.quota.openReservations())
   for (const kind of ['user', 'token'] as const) {
     const before = await deps.quota.openReservations()
     const busy = new Set(before.filter((r) => kind === 'user' || !r.unlimited).map((r) => kind === 'user' ? r.userId : r.tokenId))

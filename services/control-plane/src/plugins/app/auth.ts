@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, createHmac, randomUUID } from 'node:crypto'
 import { revokedSessionKey } from '@modelgate/contracts'
-import { findUserByAccessTokenHash, findUserById, ROLE, type User } from '@modelgate/db'
+import { findUserByAccessTokenHash, findUserById, ROLE, updateUser, type User } from '@modelgate/db'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, forbidden, unauthorized } from '../../lib/errors.js'
@@ -36,19 +36,39 @@ declare module 'fastify' {
     endSession: (req: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** The caller when signed in, else null; never throws (for routes that act differently when signed in). */
     optionalAuth: (req: FastifyRequest) => Promise<AuthContext | null>
+    /** What is stored of a personal access token: HMAC-SHA256 under a key derived from CRYPTO_SECRET. */
+    accessTokenHash: (token: string) => string
   }
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
-export default fp(async (app: FastifyInstance, opts: { ttlHours: number }) => {
+export default fp(async (app: FastifyInstance, opts: { ttlHours: number, cryptoSecret: string }) => {
   app.decorateRequest('auth', null)
   app.decorate('routeAccess', [])
+  // Keyed, so a copy of the users table alone does not let anyone test guesses offline.
+  const hmacKey = createHash('sha256').update(`modelgate:access-token:v1:${opts.cryptoSecret}`).digest()
+  const accessTokenHash = (token: string): string => createHmac('sha256', hmacKey).update(token).digest('hex')
+  app.decorate('accessTokenHash', accessTokenHash)
+
+  /** The owner of an access token; one stored before keyed hashes (plain SHA-256) is upgraded on use. */
+  async function findByAccessToken (token: string): Promise<User | undefined> {
+    const hash = accessTokenHash(token)
+    const user = await findUserByAccessTokenHash(app.db, hash)
+    if (user !== undefined) return user
+    const legacy = await findUserByAccessTokenHash(app.db, sha256(token))
+    if (legacy === undefined) return undefined
+    await updateUser(app.db, legacy.id, { access_token_hash: hash })
+    return legacy
+  }
 
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api')) return
     const auth = route.config?.auth
-    if (auth === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no access level (config.auth)`)
+    // Fail closed: a missing or misspelt level (which MIN_ROLE would not know) stops the start.
+    if (auth !== 'public' && (auth === undefined || !Object.hasOwn(MIN_ROLE, auth))) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no known access level (config.auth: ${String(auth)})`)
+    }
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') app.routeAccess.push({ method, url: route.url, auth })
     }
@@ -59,7 +79,7 @@ export default fp(async (app: FastifyInstance, opts: { ttlHours: number }) => {
     let ctx: AuthContext
     if (typeof authorization === 'string' && authorization.trim() !== '') {
       const token = authorization.trim().replace(/^Bearer\s+/i, '')
-      const user = await findUserByAccessTokenHash(app.db, sha256(token))
+      const user = await findByAccessToken(token)
       if (user === undefined) throw unauthorized(M.invalidAccessToken)
       ctx = { user, via: 'access_token' }
     } else {

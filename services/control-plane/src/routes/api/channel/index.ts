@@ -88,7 +88,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/fetch_models', {
     config: { auth: 'admin' },
     schema: { body: FetchModelsBody, response: { 200: FetchModelsResponse } }
-  }, async (req) => ok(await fetchUnsavedModels(req.body)))
+  }, async (req) => ok(await fetchUnsavedModels(app, req.body)))
 
   app.get('/:id', {
     config: { auth: 'admin' },

@@ -31,7 +31,7 @@ async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, op
   // GitHub reports a bad code with HTTP 200 and an `error` field instead of a token.
   const token = isRecord(exchange.body) ? optionalString(exchange.body['access_token']) : undefined
   if (token === undefined) {
-    const detail = providerErrorText(exchange.body)
+    const detail = providerErrorText(exchange.body, [options.str('GitHubClientSecret')])
     if (detail === undefined) throw fail(OM.providerBadAnswer, { provider: 'GitHub' })
     throw fail(OM.providerRefused, { provider: 'GitHub', detail })
   }
@@ -40,7 +40,7 @@ async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, op
     headers: { accept: 'application/vnd.github+json', authorization: `Bearer ${token}`, 'user-agent': 'ModelGate' }
   })
   if (profile.status !== 200) {
-    throw fail(OM.providerRefused, { provider: 'GitHub', detail: providerErrorText(profile.body) ?? `HTTP ${profile.status}` })
+    throw fail(OM.providerRefused, { provider: 'GitHub', detail: providerErrorText(profile.body, [options.str('GitHubClientSecret'), token]) ?? `HTTP ${profile.status}` })
   }
   const body = profile.body
   if (!isRecord(body) || typeof body['id'] !== 'number' || !Number.isSafeInteger(body['id']) || body['id'] <= 0) {

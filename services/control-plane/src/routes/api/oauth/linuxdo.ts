@@ -37,7 +37,7 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
   })
   const token = isRecord(exchange.body) ? optionalString(exchange.body['access_token']) : undefined
   if (token === undefined) {
-    const detail = providerErrorText(exchange.body)
+    const detail = providerErrorText(exchange.body, [options.str('LinuxDOClientSecret')])
     if (detail === undefined) throw fail(OM.providerBadAnswer, { provider: 'LinuxDO' })
     throw fail(OM.providerRefused, { provider: 'LinuxDO', detail })
   }
@@ -46,7 +46,7 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
     headers: { accept: 'application/json', authorization: `Bearer ${token}` }
   })
   if (profile.status !== 200) {
-    throw fail(OM.providerRefused, { provider: 'LinuxDO', detail: providerErrorText(profile.body) ?? `HTTP ${profile.status}` })
+    throw fail(OM.providerRefused, { provider: 'LinuxDO', detail: providerErrorText(profile.body, [options.str('LinuxDOClientSecret'), token]) ?? `HTTP ${profile.status}` })
   }
   const body = profile.body
   if (!isRecord(body) || typeof body['id'] !== 'number' || !Number.isSafeInteger(body['id']) || body['id'] <= 0) {

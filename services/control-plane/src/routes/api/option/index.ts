@@ -1,10 +1,27 @@
 import { OPTION_DEFAULTS, type OptionKey, SECRET_OPTIONS } from '@modelgate/contracts'
 import { findAllOptions } from '@modelgate/db'
+import type { Outbound } from '@modelgate/providers'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
-import { normaliseOption, OM, OptionError, PAYMENT_OPTIONS } from '../../../services/option-rules.js'
+import { isSecretPlaceholder, normaliseOption, OM, OptionError, PAYMENT_OPTIONS } from '../../../services/option-rules.js'
+import { checkOutbound, OBM } from '../../../lib/outbound.js'
+
+/** Options whose address this server connects to: checked like a channel's base URL. */
+const CONNECTED_TO: ReadonlySet<string> = new Set(['WeChatServerAddress', 'WorkerUrl'])
+/** Addresses only browsers or the payment provider are sent to: a metadata address is still refused. */
+const LINKED_TO: ReadonlySet<string> = new Set(['ServerAddress', 'PayAddress', 'CustomCallbackAddress'])
+
+/** The outbound guard (SSRF) on an address option before it is saved. */
+async function checkOptionTarget (outbound: Outbound, key: string, value: string): Promise<void> {
+  if (CONNECTED_TO.has(key)) await checkOutbound(outbound, { url: value })
+  else if (key === 'SMTPServer') await checkOutbound(outbound, { host: value })
+  else if (LINKED_TO.has(key)) {
+    const refusal = outbound.staticRefusal(new URL(value).hostname)
+    if (refusal?.reason === 'metadata') throw fail(OBM.metadata, { host: refusal.host })
+  }
+}
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Every option with its current value; credentials only say whether they are set.
@@ -19,9 +36,26 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/', {
     config: { auth: 'root' },
-    schema: { body: Type.Object({ key: Type.String({ maxLength: 64 }), value: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Number(), Type.Boolean()]) }) }
+    schema: {
+      body: Type.Object({
+        key: Type.String({ maxLength: 64 }),
+        value: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Number(), Type.Boolean()]),
+        /** Removes a credential (a blank or masked value keeps it). */
+        clear: Type.Optional(Type.Boolean())
+      })
+    }
   }, async (req) => {
     const { key } = req.body
+    // Credentials are write-only: a form saved whole sends back the blank or mask it read.
+    if (SECRET_OPTIONS.has(key as OptionKey)) {
+      if (req.body.clear === true) {
+        await app.saveOptions({ [key as OptionKey]: '' })
+        return ok({ key, value: '' }, req.t(M.saved))
+      }
+      if (isSecretPlaceholder(String(req.body.value))) return ok({ key, value: '' }, req.t(M.saved))
+    } else if (req.body.clear === true) {
+      throw fail(OM.clearNotSecret, { key })
+    }
     let value: string
     try {
       value = normaliseOption(key, String(req.body.value))
@@ -29,6 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (err instanceof OptionError) throw fail(err.msg, err.vars)
       throw err
     }
+    if (value !== '') await checkOptionTarget(app.outbound, key, value)
     if (PAYMENT_OPTIONS.has(key) && (await app.loadOptions()).str('ServerAddress') === '') throw fail(OM.serverAddressFirst)
     await app.saveOptions({ [key as OptionKey]: value })
     return ok({ key, value: SECRET_OPTIONS.has(key as OptionKey) ? '' : value }, req.t(M.saved))

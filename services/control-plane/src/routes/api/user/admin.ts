@@ -63,7 +63,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         username: Type.String({ maxLength: 64 }),
         password: Type.String({ maxLength: 64 }),
         display_name: Type.Optional(Type.String({ maxLength: 64 })),
-        role: Type.Optional(Type.Integer())
+        // A normal user or an admin; the super admin is made only at first start.
+        role: Type.Optional(Type.Union([Type.Literal(ROLE.common), Type.Literal(ROLE.admin)]))
       })
     }
   }, async (req) => {

@@ -2,16 +2,22 @@ import { randomBytes } from 'node:crypto'
 import { findLiveUserByLogin, updateUser } from '@modelgate/db'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import { fail, ok } from '../../../lib/errors.js'
+import { ApiError, fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
 import { checkTurnstile } from '../../../lib/turnstile.js'
-import { sha256 } from '../../../plugins/app/auth.js'
 import { publicUser, verifyPassword } from '../../../services/users.js'
 
-/** Failed logins per username before a lockout, and its length. */
+/**
+ * Failed logins before a lockout, per login name and per client address, and the window they are
+ * counted in. Counters live in Redis, so every replica sees the same ones. The address is the
+ * socket's unless it came through a proxy listed in TRUST_PROXY, so a client rotating
+ * X-Forwarded-For stays one address.
+ */
 const MAX_FAILURES = 10
+const MAX_FAILURES_PER_IP = 20
 const LOCKOUT_S = 15 * 60
 const failuresKey = (login: string) => `login:fail:${login.toLowerCase()}`
+const ipFailuresKey = (ip: string) => `login:fail-ip:${ip}`
 
 const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
   app.post('/login', {
@@ -27,14 +33,19 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     if (username.trim() === '' || password === '') throw fail(M.usernamePasswordEmpty)
     await checkTurnstile(app, req, opts.turnstileVerifyUrl)
 
-    // Counted per login name whether or not it exists, so the lockout reveals nothing.
+    // Counted per login name whether or not it exists, so the lockout reveals nothing; while
+    // locked, even the right password is refused.
     const key = failuresKey(username.trim())
-    const failures = Number(await app.redis.get(key) ?? 0)
-    if (failures >= MAX_FAILURES) throw fail(M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 })
+    const ipKey = ipFailuresKey(req.ip)
+    const [failures, ipFailures] = await app.redis.mget(key, ipKey)
+    if (Number(failures ?? 0) >= MAX_FAILURES || Number(ipFailures ?? 0) >= MAX_FAILURES_PER_IP) {
+      await app.redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).exec()
+      throw new ApiError(429, M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 })
+    }
     const user = await findLiveUserByLogin(app.db, username.trim())
     const valid = await verifyPassword(user?.password_hash, password)
     if (user === undefined || !valid) {
-      await app.redis.multi().incr(key).expire(key, LOCKOUT_S).exec()
+      await app.redis.multi().incr(key).expire(key, LOCKOUT_S).set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).exec()
       throw fail(M.loginFailed)
     }
     if (user.status !== 1) throw fail(M.userBanned)
@@ -53,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
   // A personal access token for scripts: `Authorization: <token>` plus `New-Api-User`.
   app.get('/token', { config: { auth: 'user' } }, async (req) => {
     const token = randomBytes(24).toString('base64url')
-    await updateUser(app.db, req.auth!.user.id, { access_token_hash: sha256(token) })
+    await updateUser(app.db, req.auth!.user.id, { access_token_hash: app.accessTokenHash(token) })
     return ok(token)
   })
 }

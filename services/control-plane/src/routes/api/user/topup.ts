@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { ok } from '../../../lib/errors.js'
 import { WM } from '../../../lib/wallet-messages.js'
-import { createTopUpOrder, type EpayParams, quoteTopUp, settleEpayNotify } from '../../../services/epay.js'
+import { createTopUpOrder, epayNotifyEnabled, type EpayParams, quoteTopUp, settleEpayNotify } from '../../../services/epay.js'
 import { redeemCode } from '../../../services/redemptions.js'
 
 // Counted per user, not per address: one signed-in user cannot guess codes faster than this.
@@ -57,10 +57,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       url: '/epay/notify',
       config: { auth: 'public' },
       handler: async (req, reply) => {
+        reply.type('text/plain; charset=utf-8')
+        // Not configured, nothing can be verified: the endpoint is as absent as other providers'.
+        if (!epayNotifyEnabled(await app.loadOptions())) return await reply.code(404).send('fail')
         const fromBody = req.method === 'POST' && typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length > 0
         const params = notifyParams(fromBody ? req.body : req.query)
+        if (params === undefined) req.log.warn({ reason: 'repeated or non-text parameters' }, 'epay notification refused')
         const handled = params !== undefined && await settleEpayNotify(app, params)
-        return await reply.type('text/plain; charset=utf-8').send(handled ? 'success' : 'fail')
+        return await reply.send(handled ? 'success' : 'fail')
       }
     })
   })

@@ -4,7 +4,7 @@ import Type from 'typebox'
 import { AM } from '../../../lib/account-messages.js'
 import { fail, ok } from '../../../lib/errors.js'
 import { checkTurnstile } from '../../../lib/turnstile.js'
-import { checkEmailAllowed, checkEmailFormat, normalizeEmail, sendEmailCode, sendResetLink } from '../../../services/verification.js'
+import { checkEmailAllowed, checkEmailFormat, normalizeEmail, sendEmailCode, sendResetLink, skipResetLink } from '../../../services/verification.js'
 
 /** Per IP, on top of the per-address resend cooldown: each call mails someone. */
 const MAIL_RATE_LIMIT = { max: 20, timeWindow: '20 minutes' }
@@ -36,16 +36,15 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     const email = normalizeEmail(req.query.email)
     checkEmailFormat(email)
     await checkTurnstile(app, req, opts.turnstileVerifyUrl)
-    // SPEC.md section 8 lists "email not registered" among server messages, so, like the peer
-    // gateways, this answer tells whether an address has an account (Turnstile and the rate limit
-    // slow down enumeration).
-    if (await findLiveUserBy(app.db, 'email', email) === undefined) throw fail(AM.emailNotRegistered)
     // The link's host comes from ServerAddress. Without it, the request's Host header (which the
     // caller chooses) is trusted only on this machine; anywhere else a forged Host would send
     // the victim's reset token to the attacker.
     const serverAddress = (await app.loadOptions()).str('ServerAddress').trim().replace(/\/+$/, '')
     if (serverAddress === '' && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(req.host)) throw fail(AM.serverAddressRequired)
-    await sendResetLink(app, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
+    // The same answer (and cooldown) whether or not the address has an account, so this route
+    // cannot be used to find out who is registered (SEC-02).
+    if (await findLiveUserBy(app.db, 'email', email) === undefined) await skipResetLink(app, req, email)
+    else await sendResetLink(app, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
     return ok(null, req.t(AM.resetMailSent))
   })
 }

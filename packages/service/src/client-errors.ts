@@ -1,0 +1,35 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyBaseLogger } from 'fastify'
+
+/** The refusal Node's HTTP parser makes before any route runs, by the error it reports. */
+function refusalOf (code: string | undefined): { status: number, message: string, code: string, label: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'The request headers are too large', code: 'request_header_fields_too_large', label: 'header_overflow' }
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'The request was not received in time', code: 'request_timeout', label: 'timeout' }
+    default:
+      return { status: 400, message: 'The request could not be parsed as HTTP', code: 'bad_request', label: 'error' }
+  }
+}
+
+/**
+ * Fastify's clientErrorHandler for the gateway: what Node refuses before any route runs (headers
+ * over the size limit, a request not received within requestTimeout, malformed HTTP) gets
+ * OpenAI's error envelope, with Fastify's status (431, 408, 400), and the socket is closed, as
+ * Fastify's own handler does. Nothing is written once a response has begun on the socket.
+ */
+export function openAIClientErrorHandler (this: { log?: FastifyBaseLogger } | undefined, err: Error & { code?: string }, socket: Socket): void {
+  // A reset connection is already gone; nothing to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const refusal = refusalOf(err.code)
+  this?.log?.trace({ err }, `client ${refusal.label}`)
+  const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true
+  if (socket.writable && !started) {
+    const body = JSON.stringify({ error: { message: refusal.message, type: 'invalid_request_error', param: null, code: refusal.code } })
+    socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(err)
+}
