@@ -43,12 +43,29 @@ export const REDACT_PATHS: readonly string[] = [
 
 export const REDACTED = '[redacted]'
 
-const SECRET_QUERY = /([?&](?:key|api_key|apikey|access_token|token)=)[^&#\s]*/gi
+/** Query parameters that carry credentials, by name in lower case (names are compared case-insensitively). */
+const SECRET_PARAMS = new Set(['key', 'api_key', 'apikey', 'api-key', 'x-goog-api-key', 'access_token', 'token'])
+// A query parameter: its name (literal, or percent-encoded: `?%4Bey=` is `?Key=` to every server) and value.
+const QUERY_PARAM = /([?&;])([^=&#\s?;]{1,64})=([^&#\s]*)/g
 const URL_PASSWORD = /(\/\/[^/:@\s]+:)[^@/\s]+@/g
 
-/** Removes `?key=`-style credentials and URL passwords from a URL or free text. */
+/** The name of a query parameter as servers read it: percent-decoded, in lower case. */
+function paramName (raw: string): string {
+  if (!raw.includes('%')) return raw.toLowerCase()
+  try {
+    return decodeURIComponent(raw).toLowerCase()
+  } catch {
+    return raw.toLowerCase()
+  }
+}
+
+/**
+ * Removes `?key=`-style credentials and URL passwords from a URL or free text. Parameter names
+ * match whatever their case or percent-encoding (`?KEY=`, `?Key=`, `?%6Bey=`).
+ */
 export function redactUrl (url: string): string {
-  return url.replace(SECRET_QUERY, `$1${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`)
+  return url.replace(QUERY_PARAM, (whole, sep: string, name: string) => SECRET_PARAMS.has(paramName(name)) ? `${sep}${name}=${REDACTED}` : whole)
+    .replace(URL_PASSWORD, `$1${REDACTED}@`)
 }
 
 // Credentials recognised by their shape: relay and OpenAI-style keys (sk-...), Anthropic's
@@ -91,13 +108,12 @@ export function loggerOptions (opts: { service: string, level?: string }): Logge
     base: { service: opts.service },
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     hooks: {
-      // Messages are free text and may quote a URL with ?key=; pino does not redact them itself.
+      // Messages are free text and may quote a URL with ?key=, as may the values interpolated
+      // into them (`log.info('%s', url)`); pino does not redact them itself.
       logMethod (args, method) {
-        const [first, second, ...rest] = args as unknown[]
-        if (typeof first === 'string') return method.apply(this, [redactUrl(first), second, ...rest] as Parameters<typeof method>)
-        if (typeof second === 'string') return method.apply(this, [first, redactUrl(second), ...rest] as Parameters<typeof method>)
+        const [first, second] = args as unknown[]
         if (first instanceof Error && second === undefined) return method.apply(this, [first, redactUrl(first.message)] as Parameters<typeof method>)
-        return method.apply(this, args)
+        return method.apply(this, (args as unknown[]).map((a) => typeof a === 'string' ? redactUrl(a) : a) as Parameters<typeof method>)
       }
     },
     serializers: {

@@ -38,6 +38,24 @@ t.test('redactUrl strips query credentials and URL passwords', async (t) => {
   t.equal(redactUrl('/v1/chat/completions'), '/v1/chat/completions')
 })
 
+t.test('query credentials are redacted whatever the case or percent-encoding of their name', async (t) => {
+  const key = `sk-${'q7'.repeat(20)}`
+  t.equal(redactUrl(`/v1beta/models/x?KEY=${key}&alt=sse`), '/v1beta/models/x?KEY=[redacted]&alt=sse')
+  t.equal(redactUrl(`/v1beta/models/x?alt=sse&Key=${key}`), '/v1beta/models/x?alt=sse&Key=[redacted]')
+  t.equal(redactUrl(`/x?Api_Key=${key}&ACCESS_TOKEN=t0k`), '/x?Api_Key=[redacted]&ACCESS_TOKEN=[redacted]')
+  // Servers decode parameter names: `%4Bey` and `%6B%65%79` are `Key` and `key`.
+  t.equal(redactUrl(`/x?%4Bey=${key}&%6B%65%79=${key}`), '/x?%4Bey=[redacted]&%6B%65%79=[redacted]')
+  t.equal(redactUrl('/x?keyboard=qwerty&monkey=1&key_id=7'), '/x?keyboard=qwerty&monkey=1&key_id=7', 'other names are kept')
+
+  const { logger, lines } = capture()
+  logger.info({ req: { method: 'POST', url: `/v1beta/models/x:generateContent?KEY=${key}` } }, `POST /v1beta/models/x?Key=${key}`)
+  logger.info('upstream %s answered %d', `https://g.test/v1beta/models?KEY=${key}`, 200)
+  logger.error(new Error(`upstream https://g.test/v1?Key=${key} failed`))
+  t.notOk(JSON.stringify(lines).includes(key), 'no key in the request URL, the message, an interpolated value or an error')
+  t.match(lines[0], { req: { url: '/v1beta/models/x:generateContent?KEY=[redacted]' }, msg: 'POST /v1beta/models/x?Key=[redacted]' })
+  t.match(lines[1], { msg: 'upstream https://g.test/v1beta/models?KEY=[redacted] answered 200' })
+})
+
 t.test('error texts lose keys by shape and known values, keeping a masked form', async (t) => {
   const key = `sk-${'a1B2'.repeat(10)}`
   const google = `AIza${'x9_Y'.repeat(9)}`

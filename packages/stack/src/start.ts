@@ -41,7 +41,10 @@ async function shutdown (code: number): Promise<void> {
   stopping = true
   stoppingSince = Date.now()
   log('stopping (press Ctrl-C again to force)')
-  await supervisor?.stopAll(['gateway', 'control-plane', 'billing-worker'], 35_000)
+  // The gateway lets streams in flight finish for DRAIN_TIMEOUT_MS (default 2 minutes) before
+  // cutting and billing them; waiting less would kill it mid-drain. Idle services stop at once.
+  const drainMs = Number(process.env['DRAIN_TIMEOUT_MS'] ?? 120_000)
+  await supervisor?.stopAll(['gateway', 'control-plane', 'billing-worker'], Math.max(35_000, (Number.isFinite(drainMs) ? drainMs : 120_000) + 20_000))
   await redisHandle?.stop()
   await pgHandle?.stop()
   log('stopped')
