@@ -21,6 +21,19 @@ export interface TasksTable {
   data: unknown
   created_at: Generated<number>
   updated_at: Generated<number>
+  /** Who pays and what was charged (see the task billing migration). */
+  token_id: Generated<number>
+  token_name: Generated<string>
+  unlimited_token: Generated<boolean>
+  username: Generated<string>
+  model_name: Generated<string>
+  group: Generated<string>
+  /** Request id of the charge's usage event. */
+  request_id: Generated<string>
+  /** Unix seconds of the refund; 0 while not refunded. */
+  refunded_at: Generated<number>
+  /** Unix ms until which one poller holds the task. */
+  lease_until: Generated<number>
 }
 export type Task = Selectable<TasksTable>
 export type NewTask = Insertable<TasksTable>

@@ -3,7 +3,7 @@ import type { UsageEvent } from '@modelgate/contracts'
 import type { Database, Kysely } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import { adaptorFor, type ClassifiedFailure, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
-import type { AdmissionLimits, QuotaStore, ReserveOutcome } from '@modelgate/quota'
+import type { AdmissionLimits, Lease, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
 import { type Caller, checkModel } from './auth.js'
@@ -152,38 +152,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
   const { token, user } = caller.record
-  // Cached records written before these limits existed have none (|| 0).
-  const limits: AdmissionLimits = {
-    userConcurrency: user.concurrencyLimit || 0,
-    tokenConcurrency: token.concurrencyLimit || 0,
-    tokenRpm: token.rpmLimit || 0,
-    tokenTpm: token.tpmLimit || 0,
-    tokens: estimatedPrompt
-  }
-  let admitted: ReserveOutcome
-  try {
-    admitted = await deps.quota.reserve({
-      requestId: req.id,
-      userId: user.id,
-      tokenId: token.id,
-      unlimited: token.unlimited,
-      amount: reserved,
-      ttlSeconds: RESERVATION_TTL_S,
-      limits,
-      loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
-      loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
-    })
-  } catch (err) {
-    // Fail closed: never admit against per-process counters (DESIGN.md, "Redis unreachable").
-    req.log.error({ err }, 'quota reservation failed')
-    throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
-  }
-  if (!admitted.ok) {
-    if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, group)
-    if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
-    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
-  }
-  const lease = admitted.lease
+  const lease = await admit(deps, req, caller, { amount: reserved, tokens: estimatedPrompt, group })
 
   // Admitted: from here on exactly one usage event, whatever happens.
   deps.usage.expect()
@@ -237,6 +206,48 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     void deps.usage.publish(event)
     if (outcome.answered && limit !== undefined) await deps.quota.redis.incr(limit.successKey).then(() => deps.quota.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
   }
+}
+
+/**
+ * The atomic reservation of `amount` against the caller's user and token (DESIGN.md invariant 2)
+ * with its admission limits; refuses (429, 403, or 503 when Redis is unreachable: fail closed).
+ * Returns the lease to release once the request is over. From here on the caller owes exactly
+ * one usage event.
+ */
+export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: { amount: number, tokens: number, group: string }): Promise<Lease | undefined> {
+  const { token, user } = caller.record
+  // Cached records written before these limits existed have none (|| 0).
+  const limits: AdmissionLimits = {
+    userConcurrency: user.concurrencyLimit || 0,
+    tokenConcurrency: token.concurrencyLimit || 0,
+    tokenRpm: token.rpmLimit || 0,
+    tokenTpm: token.tpmLimit || 0,
+    tokens: r.tokens
+  }
+  let admitted: ReserveOutcome
+  try {
+    admitted = await deps.quota.reserve({
+      requestId: req.id,
+      userId: user.id,
+      tokenId: token.id,
+      unlimited: token.unlimited,
+      amount: r.amount,
+      ttlSeconds: RESERVATION_TTL_S,
+      limits,
+      loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
+      loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
+    })
+  } catch (err) {
+    // Fail closed: never admit against per-process counters (DESIGN.md, "Redis unreachable").
+    req.log.error({ err }, 'quota reservation failed')
+    throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
+  }
+  if (!admitted.ok) {
+    if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, r.group)
+    if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
+    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
+  }
+  return admitted.lease
 }
 
 /**

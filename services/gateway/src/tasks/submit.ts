@@ -1,0 +1,176 @@
+import type { UsageEvent } from '@modelgate/contracts'
+import type { NewMidjourney, NewTask, TaskTable } from '@modelgate/db'
+import { costOf, priceDetails, priceOf } from '@modelgate/pricing'
+import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '@modelgate/providers'
+import type { FastifyRequest } from 'fastify'
+import { ChannelAttempts } from '../relay/attempts.js'
+import { type Caller, checkModel } from '../relay/auth.js'
+import { RelayError, RM } from '../relay/errors.js'
+import { admit, type RelayDeps } from '../relay/pipeline.js'
+import { channelConfig, type RelayChannel } from '../relay/state.js'
+import { ClientGone, readAll, send } from '../relay/upstream.js'
+
+/** The largest submit answer read from an upstream (a task id and a few fields). */
+const MAX_SUBMIT_ANSWER = 4 * 1024 * 1024
+
+/** An answer for the client: an HTTP status and a JSON body in the task protocol's own shape. */
+export interface TaskAnswer {
+  status: number
+  body: unknown
+}
+
+/** What the upstream said to a submit, as the task protocol reads it. */
+export type SubmitResult =
+  /** The task exists upstream (the charge stands): its id, the client's answer, the row's own columns. */
+  | { accepted: true, upstreamId: string, answer: TaskAnswer, row: Record<string, unknown> }
+  /** Refused: `failure` says whether another channel may take it (retry), the channel is dead (disable) or the client erred (client). */
+  | { accepted: false, answer: TaskAnswer, failure: ClassifiedFailure }
+
+/** One task submission: what it is billed as, where it may go, how the upstream is called and read. */
+export interface TaskSubmission {
+  table: TaskTable
+  /** Routed and billed as this model (its ModelPrice, times the group ratio). */
+  model: string
+  /** The task's action as stored (IMAGINE, MUSIC, generate, ...). */
+  action: string
+  /** `tasks.platform` (suno, video); unused for drawing tasks. */
+  platform?: string
+  /** Channel types that speak the protocol; others are passed over. */
+  accepts: (type: number) => boolean
+  /** The only channel to use (an action on an existing task goes where the task is). */
+  channel?: RelayChannel
+  /** The upstream call for one channel. */
+  request: (channel: ChannelConfig) => UpstreamRequest
+  /** Reads the upstream's answer. */
+  read: (status: number, body: Buffer) => SubmitResult
+}
+
+/** What a task submission ended as, for the route to answer with. */
+export type SubmitOutcome =
+  | { accepted: true, answer: TaskAnswer, upstreamId: string, channelId: number, quota: number }
+  | { accepted: false, answer: TaskAnswer }
+
+/**
+ * Submits one asynchronous task: the caller's model and group checks, the fixed price (ModelPrice
+ * x group ratio) reserved like any relay request, the upstream call with failover, and exactly one
+ * usage event: the charge when an upstream accepted the task (with the task's row written for
+ * the pollers and the owner's queries), nothing when none did. A refund later, if the task
+ * fails, is a settlement of its own (failAndRefundTask, by task id).
+ */
+export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: Caller, t: TaskSubmission): Promise<SubmitOutcome> {
+  const startedAt = Date.now()
+  const { state } = deps
+  checkModel(caller, t.model, state.usableGroups)
+  const group = caller.group
+  if (t.channel === undefined && !state.serves(group, t.model)) {
+    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model: t.model, group })
+  }
+  const price = priceOf(state.pricing, t.model, group)
+  if (price === undefined || price.kind !== 'per_call') throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model: t.model })
+  const quota = costOf(price, { promptTokens: 0, completionTokens: 0 })
+  const lease = await admit(deps, req, caller, { amount: quota, tokens: 0, group })
+
+  // Admitted: exactly one usage event from here on.
+  deps.usage.expect()
+  const tried: number[] = []
+  let accepted: { channel: RelayChannel, upstreamId: string } | undefined
+  let error: { status: number, message: string } | undefined
+  try {
+    const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, tried)
+    const gone = new ClientGone()
+    for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
+      const key = attempts.takeKey()
+      if (key === undefined) continue
+      const config = channelConfig(channel, key)
+      let status: number
+      let body: Buffer
+      try {
+        const res = await send(t.request(config), gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+        status = res.status
+        body = await readAll(res, MAX_SUBMIT_ANSWER)
+      } catch (err) {
+        req.log.warn({ err, channel: channel.id }, 'task upstream unreachable')
+        attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
+        continue
+      }
+      const result = t.read(status, body)
+      if (result.accepted) {
+        accepted = { channel, upstreamId: result.upstreamId }
+        await recordTask(deps, req, caller, t, { channel, upstreamId: result.upstreamId, quota, row: result.row, submitTime: Math.floor(startedAt / 1000) })
+        return { accepted: true, answer: result.answer, upstreamId: result.upstreamId, channelId: channel.id, quota }
+      }
+      req.log.warn({ channel: channel.id, status, action: result.failure.action }, 'task upstream refused')
+      if (await attempts.refused(status, result.failure) === 'client') {
+        error = { status, message: result.failure.message }
+        return { accepted: false, answer: result.answer }
+      }
+    }
+    const final = attempts.finalError()
+    error = { status: final.status, message: final.message }
+    throw final
+  } finally {
+    if (lease !== undefined) deps.quota.release(lease, 0)
+    const charged = accepted === undefined ? 0 : quota
+    const { token, user } = caller.record
+    const event: UsageEvent = {
+      request_id: req.id,
+      created_at: Math.floor(startedAt / 1000),
+      user_id: user.id,
+      username: user.username,
+      token_id: token.id,
+      token_name: token.name,
+      unlimited_token: token.unlimited,
+      channel_id: accepted?.channel.id ?? tried.at(-1) ?? 0,
+      model_name: t.model,
+      upstream_model: t.model,
+      group,
+      is_stream: false,
+      ip: req.ip,
+      use_time_ms: Date.now() - startedAt,
+      first_response_ms: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cached_tokens: 0,
+      reserved: quota,
+      quota: charged,
+      outcome: accepted === undefined ? 'failed' : 'success',
+      usage_source: 'none',
+      price: priceDetails(price),
+      retried_channels: tried.filter((id) => id !== accepted?.channel.id),
+      ...(error === undefined ? {} : { error })
+    }
+    void deps.usage.publish(event)
+  }
+}
+
+/**
+ * Writes the accepted task's row: who pays, what was charged and the charge's request id (for
+ * the refund), the channel that holds it upstream, and the protocol's own columns. A row that
+ * cannot be written is logged: the upstream runs the task and the charge stands either way.
+ */
+async function recordTask (deps: RelayDeps, req: FastifyRequest, caller: Caller, t: TaskSubmission, r: { channel: RelayChannel, upstreamId: string, quota: number, row: Record<string, unknown>, submitTime: number }): Promise<void> {
+  const { token, user } = caller.record
+  const billing = {
+    user_id: user.id,
+    username: user.username,
+    token_id: token.id,
+    token_name: token.name,
+    unlimited_token: token.unlimited,
+    channel_id: r.channel.id,
+    model_name: t.model,
+    group: caller.group,
+    request_id: req.id,
+    quota: r.quota,
+    action: t.action,
+    submit_time: r.submitTime
+  }
+  try {
+    if (t.table === 'midjourneys') {
+      await deps.db.insertInto('midjourneys').values({ status: 'SUBMITTED', progress: '0%', ...r.row, ...billing, mj_id: r.upstreamId } as NewMidjourney).execute()
+    } else {
+      await deps.db.insertInto('tasks').values({ status: 'SUBMITTED', progress: '0%', ...r.row, ...billing, task_id: r.upstreamId, platform: t.platform ?? '' } as NewTask).execute()
+    }
+  } catch (err) {
+    req.log.error({ err, task: r.upstreamId, channel: r.channel.id }, 'the accepted task could not be recorded')
+  }
+}
