@@ -84,7 +84,9 @@ export const billingWorkerConfigSchema = Type.Object({
   CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' }),
   WORKER_LOCK_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000, description: 'must be milliseconds 1000-600000 (how soon a job held by a dead worker is taken over)' }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 300_000, description: 'must be milliseconds 1000-86400000 (how often cached balances are checked against Postgres and orphaned reservations settled)' }),
-  ORPHAN_RESERVATION_MS: Type.Integer({ minimum: 1000, maximum: 21_000_000, default: 7_200_000, description: 'must be milliseconds 1000-21000000 (the longest a relay request may run: a reservation older than this lost its gateway and is settled at its estimate)' })
+  ORPHAN_RESERVATION_MS: Type.Integer({ minimum: 1000, maximum: 21_000_000, default: 7_200_000, description: 'must be milliseconds 1000-21000000 (the longest a relay request may run: a reservation older than this lost its gateway and is settled at its estimate)' }),
+  TASK_POLL_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 15_000, description: 'must be milliseconds 1000-3600000 (how often unfinished drawing, music and video tasks are asked about upstream)' }),
+  TASK_TIMEOUT_MINUTES: Type.Integer({ minimum: 1, maximum: 43_200, default: 360, description: 'must be minutes 1-43200 (a task unfinished this long after its submit is failed and refunded)' })
 })
 export type BillingWorkerConfig = Static<typeof billingWorkerConfigSchema>
 

@@ -9,7 +9,7 @@ import {
   setChannelStatusAutomatically
 } from '@modelgate/db'
 import { adaptorFor, type CredentialStore, type Outbound, testChannel } from '@modelgate/providers'
-import { channelKeys, channelOverrides, keyFingerprint, parseJsonObject } from './channels.js'
+import { channelConfigOf, channelKeys, keyFingerprint, parseJsonObject } from './channels.js'
 import type { SecretBox } from './crypto.js'
 
 /** What a channel test needs (the control plane and the billing worker pass their own). */
@@ -127,21 +127,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
   const upstreamModel = typeof mapped === 'string' && mapped.trim() !== '' ? mapped.trim() : chosen
   const thresholdMs = deps.options.num('ChannelDisableThreshold') * 1000
   const timeoutMs = channelTestTimeoutMs(deps.options)
-  const overrides = channelOverrides(channel)
   const probe = async (key: string) => {
-    const result = await testChannel(adaptor, {
-      id: channel.id,
-      type: channel.type,
-      key,
-      baseUrl: channel.base_url.replace(/\/+$/, ''),
-      other: channel.other,
-      organization: channel.openai_organization,
-      setting: parseJsonObject(channel.setting),
-      proxyUrl: channel.proxy_url.trim(),
-      ...overrides,
-      ...(deps.credentials === undefined ? {} : { credentials: deps.credentials }),
-      ...(deps.outbound === undefined ? {} : { outbound: deps.outbound })
-    }, upstreamModel, timeoutMs)
+    const result = await testChannel(adaptor, channelConfigOf(channel, key, deps), upstreamModel, timeoutMs)
     const slow = thresholdMs > 0 && result.ms > thresholdMs
     const message = result.ok && slow ? `response time ${result.ms} ms exceeds ${thresholdMs} ms` : result.message
     return { ok: result.ok && !slow, ms: result.ms, message, action: result.action }

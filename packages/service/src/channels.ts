@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Channel } from '@modelgate/db'
+import type { ChannelConfig } from '@modelgate/providers'
 import type { SecretBox } from './crypto.js'
 
 /** A JSON object stored as text (channel `setting`, `model_mapping`, ...); {} when empty or malformed. */
@@ -43,4 +44,25 @@ export function channelKeys (row: Pick<Channel, 'key'>, box: SecretBox): string[
  */
 export function keyFingerprint (key: string): string {
   return createHash('sha256').update(key.trim()).digest('hex').slice(0, 16)
+}
+
+/**
+ * What a provider adaptor or task protocol needs of a channel row to call its upstream with `key`
+ * (one of channelKeys): address, type extras, proxy and overrides, plus the service's own
+ * credential store and outbound guard.
+ */
+export function channelConfigOf (row: Channel, key: string, extras: Pick<ChannelConfig, 'credentials' | 'outbound'> = {}): ChannelConfig {
+  return {
+    id: row.id,
+    type: row.type,
+    key,
+    baseUrl: row.base_url.replace(/\/+$/, ''),
+    other: row.other,
+    organization: row.openai_organization,
+    setting: parseJsonObject(row.setting),
+    proxyUrl: row.proxy_url.trim(),
+    ...channelOverrides(row),
+    ...(extras.credentials === undefined ? {} : { credentials: extras.credentials }),
+    ...(extras.outbound === undefined ? {} : { outbound: extras.outbound })
+  }
 }

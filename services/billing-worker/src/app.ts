@@ -22,7 +22,9 @@ async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOpt
     channelTestEveryMs: config.CHANNEL_TEST_INTERVAL_MINUTES * 60_000,
     lockMs: config.WORKER_LOCK_MS,
     reconcileEveryMs: config.RECONCILE_INTERVAL_MS,
-    orphanAfterMs: config.ORPHAN_RESERVATION_MS
+    orphanAfterMs: config.ORPHAN_RESERVATION_MS,
+    taskPollEveryMs: config.TASK_POLL_INTERVAL_MS,
+    taskTimeoutMs: config.TASK_TIMEOUT_MINUTES * 60_000
   })
   await app.register(healthPlugin, {
     extraChecks: {

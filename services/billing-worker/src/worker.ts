@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import { OptionValues } from '@modelgate/contracts'
 import { sendMail, smtpSettingsFrom } from '@modelgate/mail'
 import { findAllOptions, type SettlementInput } from '@modelgate/db'
+import { TASK_POLL_PROTOCOLS } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { logPartitionsJob } from './jobs/log-partitions/definition.js'
 import { logRetentionJob } from './jobs/log-retention/definition.js'
@@ -19,6 +20,8 @@ import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js
 import { SettlementBatcher } from './jobs/settle-usage/batcher.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
+import { taskPollJob } from './jobs/task-poll/definition.js'
+import { run as runTaskPoll } from './jobs/task-poll/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -27,6 +30,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     maintenance: { queue: Queue, worker: Worker }
     settlement: { worker: Worker }
+    tasks: { queue: Queue, worker: Worker }
   }
 }
 
@@ -44,6 +48,10 @@ export interface WorkerPluginOptions {
   reconcileEveryMs?: number
   /** The longest a relay request may run: older reservations are settled as orphans (see reconcile-balances). */
   orphanAfterMs?: number
+  /** How often unfinished tasks are polled upstream. */
+  taskPollEveryMs?: number
+  /** A task unfinished this long after its submit is failed and refunded. */
+  taskTimeoutMs?: number
 }
 
 /**
@@ -53,6 +61,7 @@ export interface WorkerPluginOptions {
 export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   const connection = bullConnection(opts.redisUrl)
   const quota = new QuotaStore(app.redis)
+  const box = new SecretBox(opts.cryptoSecret)
   const queue = new Queue(logPartitionsJob.queue, { connection, prefix: opts.prefix })
   const usageQueue = new Queue(settleUsageJob.queue, { connection, prefix: opts.prefix })
   const usageBacklog = async (): Promise<number> => {
@@ -70,7 +79,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
       case logRetentionJob.name:
         return await runLogRetention({ db: app.db, options })
       case channelTestsJob.name:
-        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box: new SecretBox(opts.cryptoSecret), options, log: app.log, outbound: app.outbound })
+        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box, options, log: app.log, outbound: app.outbound })
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }
@@ -106,7 +115,19 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 
-  const schedule = async () => { await schedulePeriodicJobs(queue, opts.channelTestEveryMs, opts.reconcileEveryMs) }
+  // Task polling has a queue and worker of its own: a long channel test never holds it up.
+  const taskQueue = new Queue(taskPollJob.queue, { connection, prefix: opts.prefix })
+  const taskWorker = new Worker(taskPollJob.queue, async () => await runTaskPoll({
+    db: app.db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: opts.taskTimeoutMs ?? 6 * 3_600_000, outbound: app.outbound, log: app.log
+  }), { connection, prefix: opts.prefix, concurrency: 1, lockDuration: taskPollJob.leaseMs })
+  taskWorker.on('failed', (job, err) => app.log.error({ err, job: job?.name }, 'task poll failed'))
+  taskWorker.on('error', (err) => app.log.warn({ err }, 'task worker error'))
+
+  const schedule = async () => {
+    await schedulePeriodicJobs(queue, opts.channelTestEveryMs, opts.reconcileEveryMs)
+    await taskQueue.upsertJobScheduler(taskPollJob.name, { every: opts.taskPollEveryMs ?? 15_000 },
+      { name: taskPollJob.name, opts: { attempts: taskPollJob.attempts, removeOnComplete: 100, removeOnFail: 500 } })
+  }
   app.addHook('onReady', schedule)
   // A Redis that came back empty (restarted, flushed) lost the job schedulers: registered again
   // on every reconnection (idempotent), or reconciliation and the other periodic jobs stop.
@@ -119,10 +140,12 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   app.addHook('onClose', async () => { app.redis.off('ready', onRedisReady) })
   app.addHook('onClose', async () => {
     // close() waits for the jobs in hand to finish before returning.
-    await Promise.all([worker.close(), settler.close()])
+    await Promise.all([worker.close(), settler.close(), taskWorker.close()])
     await queue.close()
+    await taskQueue.close()
     await usageQueue.close()
   })
   app.decorate('maintenance', { queue, worker })
+  app.decorate('tasks', { queue: taskQueue, worker: taskWorker })
   app.decorate('settlement', { worker: settler })
 }, { name: 'maintenance-worker', dependencies: ['db', 'redis'] })
