@@ -77,3 +77,6 @@ export {
   responsesUsage,
   type ResponsesUsage
 } from './responses-inbound/index.js'
+export * from './tasks/types.js'
+export { pollTasks } from './tasks/poll.js'
+export { TASK_POLL_PROTOCOLS } from './tasks/registry.js'
