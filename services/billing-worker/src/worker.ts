@@ -20,7 +20,7 @@ import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js
 import { SettlementBatcher } from './jobs/settle-usage/batcher.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
-import { taskPollJob } from './jobs/task-poll/definition.js'
+import { taskLeaseMs, taskPollJob } from './jobs/task-poll/definition.js'
 import { run as runTaskPoll } from './jobs/task-poll/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
 
@@ -117,15 +117,16 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
 
   // Task polling has a queue and worker of its own: a long channel test never holds it up.
   const taskQueue = new Queue(taskPollJob.queue, { connection, prefix: opts.prefix })
+  const taskEveryMs = opts.taskPollEveryMs ?? 15_000
   const taskWorker = new Worker(taskPollJob.queue, async () => await runTaskPoll({
-    db: app.db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: opts.taskTimeoutMs ?? 6 * 3_600_000, outbound: app.outbound, log: app.log
-  }), { connection, prefix: opts.prefix, concurrency: 1, lockDuration: taskPollJob.leaseMs })
+    db: app.db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: opts.taskTimeoutMs ?? 6 * 3_600_000, leaseMs: taskLeaseMs(taskEveryMs), outbound: app.outbound, log: app.log
+  }), { connection, prefix: opts.prefix, concurrency: 1, lockDuration: taskLeaseMs(taskEveryMs) })
   taskWorker.on('failed', (job, err) => app.log.error({ err, job: job?.name }, 'task poll failed'))
   taskWorker.on('error', (err) => app.log.warn({ err }, 'task worker error'))
 
   const schedule = async () => {
     await schedulePeriodicJobs(queue, opts.channelTestEveryMs, opts.reconcileEveryMs)
-    await taskQueue.upsertJobScheduler(taskPollJob.name, { every: opts.taskPollEveryMs ?? 15_000 },
+    await taskQueue.upsertJobScheduler(taskPollJob.name, { every: taskEveryMs },
       { name: taskPollJob.name, opts: { attempts: taskPollJob.attempts, removeOnComplete: 100, removeOnFail: 500 } })
   }
   app.addHook('onReady', schedule)

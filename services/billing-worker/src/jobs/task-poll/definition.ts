@@ -11,8 +11,15 @@ export const taskPollJob = {
   backoff: { type: 'fixed', delay: 10_000 },
   /** Tasks claimed per table and round. */
   claim: 500,
-  /** How long a claim holds: longer than one round's calls, short enough for a dead poller's tasks to come back soon. */
-  leaseMs: 120_000,
-  /** Time for one poll request. */
+  /** Longest time for one poll request. */
   requestTimeoutMs: 30_000
 } as const
+
+/**
+ * How long a claim holds at a poll interval of `everyMs`: four intervals, at least 10 s and at most
+ * 2 minutes. Long enough for a round's calls (each limited to half of it), short enough that a
+ * poller that died gives its tasks back soon.
+ */
+export function taskLeaseMs (everyMs: number): number {
+  return Math.min(120_000, Math.max(10_000, everyMs * 4))
+}

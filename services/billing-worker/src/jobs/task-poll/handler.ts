@@ -12,6 +12,8 @@ export interface TaskPollDeps {
   protocols: readonly TaskPollProtocol[]
   /** A task unfinished this long (ms) after its submit is failed and refunded. */
   timeoutMs: number
+  /** How long a claim holds (taskLeaseMs); each poll request gets at most half of it. */
+  leaseMs: number
   outbound?: Outbound
   log: Pick<FastifyBaseLogger, 'warn'>
 }
@@ -37,7 +39,7 @@ interface PolledRow {
 export async function run (deps: TaskPollDeps, now = Date.now()): Promise<TaskPollResult> {
   const result: TaskPollResult = { polled: 0, updated: 0, succeeded: 0, refunded: 0, timedOut: 0 }
   for (const table of ['midjourneys', 'tasks'] as const) {
-    const claimed = await claimUnfinishedTasks(deps.db, table, { now, leaseMs: taskPollJob.leaseMs, limit: taskPollJob.claim })
+    const claimed = await claimUnfinishedTasks(deps.db, table, { now, leaseMs: deps.leaseMs, limit: taskPollJob.claim })
     if (claimed.length === 0) continue
     const rows: PolledRow[] = claimed.map((r) => ({
       id: r.id,
@@ -82,7 +84,7 @@ async function pollTable (deps: TaskPollDeps, table: TaskTable, rows: readonly P
       if (protocol === undefined) continue
       const config = channelConfig(deps, channel)
       if (config === undefined) continue
-      const { reports, failures } = await pollTasks(protocol, config, group.map((t) => t.upstreamId), taskPollJob.requestTimeoutMs)
+      const { reports, failures } = await pollTasks(protocol, config, group.map((t) => t.upstreamId), Math.min(taskPollJob.requestTimeoutMs, deps.leaseMs / 2))
       result.polled += group.length
       if (failures.length > 0) deps.log.warn({ channel: channel.id, failures: failures.slice(0, 3) }, 'task poll request failed')
       for (const report of reports) {
