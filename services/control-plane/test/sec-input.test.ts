@@ -175,7 +175,7 @@ t.test('SEC-27 wildcard search: 5 000 % and _ are refused fast on tokens, users,
   t.match(logs, { status: 200, body: { success: true, data: { total: 0 } } }, 'a % log filter is an exact name, not a pattern')
 })
 
-t.test('SEC-28 huge headers and slowloris: oversized headers are 431, the header timer is set, and slow clients do not starve healthy requests', async (t) => {
+t.test('SEC-28 huge headers and slowloris: oversized headers are 431, the head and body timers are set, and slow clients do not starve healthy requests', async (t) => {
   const app = await build(t)
   const url = await listening(app)
   const host = new URL(url).host
@@ -188,6 +188,8 @@ t.test('SEC-28 huge headers and slowloris: oversized headers are 431, the header
 
   // Node closes connections whose head is incomplete after headersTimeout; the case's budget is 60 s.
   t.ok(app.server.headersTimeout > 0 && app.server.headersTimeout <= 60_000, `headersTimeout ${app.server.headersTimeout} ms`)
+  // And the whole request (a body at 1 byte per 10 s) within requestTimeout, shared by every service.
+  t.equal(app.server.requestTimeout, 60_000, 'requestTimeout is 60 s')
 
   // Warm the route up first, so the timings below measure the attack, not a cold start.
   await (await fetch(`${url}/api/status`)).arrayBuffer()

@@ -71,7 +71,7 @@ function request (url: string, key: string, body: Record<string, unknown>, signa
 
 const streamBody = { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'tell me a long story' }] }
 
-t.test('REL-33 client aborts a stream: after 20 of 100 chunks, and before the first byte', async (t) => {
+t.test('REL-33 client aborts a stream: after 20 of 100 chunks, and before the first byte, both settled once as aborted', async (t) => {
   const { app, url } = await buildGateway(t, { UPSTREAM_TIMEOUT_MS: '10000' })
   const upstream = await fakeOpenAI(t, { chunks: 100, chunkDelayMs: 50 })
   const backup = await fakeOpenAI(t)
@@ -128,8 +128,11 @@ t.test('REL-33 client aborts a stream: after 20 of 100 chunks, and before the fi
   t.ok(slow.seen.cancelledAt[0]! - earlyAt < 1000)
   t.equal(backup.requests.length, 0, 'no retry after an abort before the first byte either')
   const second = (await usageEvents(app)).find((e) => e.request_id !== event!.request_id)!
-  t.match(second, { completion_tokens: 0, quota: 0 }, 'nothing billed: no completion, and (the chosen policy) no prompt')
+  t.match(second, { outcome: 'aborted', completion_tokens: 0, quota: 0 }, 'aborted, as after some chunks; nothing billed: no completion, and (the chosen policy) no prompt')
+  t.notOk('error' in second!, 'not logged as a failure')
   await settle(app.db, quota, [second])
+  const earlyLog = await app.db.selectFrom('logs').select(['quota', 'other']).where('request_id', '=', second.request_id).execute()
+  t.match(earlyLog, [{ quota: 0, other: { outcome: 'aborted' } }], 'its log says aborted')
   t.same(await quota.openReservations(), [], 'its reservation is released')
   const after = await app.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()
   t.equal(after.remain_quota, pg.remain_quota, 'the token balance is unchanged by the early abort')
