@@ -1,15 +1,14 @@
-import Box from '@mui/material/Box'
 import Chip from '@mui/material/Chip'
-import Link from '@mui/material/Link'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import { useCallback } from 'react'
+import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
-import { DurationCell, LongTextCell, TimeCell } from '../task/cells'
+import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell, Thumbnail, TimeCell } from '../task/cells'
+import { isWebUrl } from '../task/results'
 import { boundOf, drawingDefaultStart } from '../task/range'
 import { channelOf, type TaskFilterForm, TaskFilters } from '../task/TaskFilters'
 import { usePagedTasks } from '../task/usePagedTasks'
@@ -62,20 +61,13 @@ function ActionLabel ({ action }: { action: string }) {
   }
 }
 
-/** Only web addresses become links and images: a stored javascript: or data: URL is shown as nothing. */
-const isWebUrl = (url: string): boolean => /^https?:\/\//i.test(url)
-
-function ImageCell ({ row }: { row: DrawingTask }) {
+/** The drawing's thumbnail (a larger preview on click); only web addresses become images and links. */
+function ImageCell ({ row, onPreview }: { row: DrawingTask, onPreview: (image: { url: string, title: string }) => void }) {
   const { t } = useTranslation()
   if (!isWebUrl(row.image_url)) return <TableCell sx={{ color: 'text.disabled' }}>—</TableCell>
   return (
     <TableCell>
-      <Link href={row.image_url} target='_blank' rel='noopener noreferrer' aria-label={t('midjourney.openImage', { id: row.mj_id })}>
-        <Box
-          component='img' src={row.image_url} alt='' loading='lazy' referrerPolicy='no-referrer'
-          sx={{ width: 56, height: 56, objectFit: 'cover', borderRadius: 1, display: 'block', bgcolor: 'action.hover' }}
-        />
-      </Link>
+      <Thumbnail url={row.image_url} label={t('midjourney.openImage', { id: row.mj_id })} onOpen={() => { onPreview({ url: row.image_url, title: row.mj_id }) }} />
     </TableCell>
   )
 }
@@ -83,18 +75,24 @@ function ImageCell ({ row }: { row: DrawingTask }) {
 const queryOf = (f: TaskFilterForm): DrawingQuery => ({ start: boundOf(f.start), end: boundOf(f.end), mjId: f.id, channel: channelOf(f.channel) })
 const initialForm = (): TaskFilterForm => ({ start: drawingDefaultStart(), end: '', id: '', channel: '' })
 
-/** Drawing (Midjourney) tasks (SPEC.md section 2): users see their own; admins everyone's, with channel and submit result. */
+/**
+ * Drawing (Midjourney) tasks (SPEC.md section 2): users see their own; admins everyone's, with
+ * channel and submit result. The list refreshes itself while a task on it is unfinished.
+ */
 export default function MidjourneyPage () {
   const { t } = useTranslation()
   const { user } = useAuth()
   const admin = isAdmin(user)
   const load = useCallback(async (q: DrawingQuery, page: number, size: number) => await listDrawings(admin, q, page, size), [admin])
-  const { items, loading, paging, filters } = usePagedTasks(load, queryOf, initialForm)
+  const { items, loading, live, paging, filters } = usePagedTasks(load, queryOf, initialForm)
+  const [preview, setPreview] = useState<{ url: string, title: string }>()
+  const closePreview = useCallback(() => { setPreview(undefined) }, [])
 
   return (
     <Stack spacing={2}>
       <PageTitle title={t('midjourney.title')} intro={t('midjourney.intro')} />
       <TaskFilters {...filters} idLabel={t('midjourney.mjId')} admin={admin} />
+      <LiveNote live={live} />
       <PagedTable
         ariaLabel={t('midjourney.title')}
         loading={loading}
@@ -127,15 +125,16 @@ export default function MidjourneyPage () {
             <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
             <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.mj_id}</TableCell>
             <TableCell><StatusChip status={row.status} /></TableCell>
-            <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
-            <ImageCell row={row} />
-            <LongTextCell text={row.prompt} />
-            <LongTextCell text={row.prompt_en} />
-            <LongTextCell text={row.fail_reason} />
+            <ProgressCell progress={row.progress} status={row.status} />
+            <ImageCell row={row} onPreview={setPreview} />
+            <LongTextCell text={row.prompt} label={t('midjourney.col.prompt')} />
+            <LongTextCell text={row.prompt_en} label={t('midjourney.col.promptEn')} />
+            <LongTextCell text={row.fail_reason} label={t('midjourney.col.failReason')} color='error.main' />
             <DurationCell submit={row.submit_time} finish={row.finish_time} />
           </TableRow>
         ))}
       </PagedTable>
+      <ImagePreview image={preview} onClose={closePreview} />
     </Stack>
   )
 }

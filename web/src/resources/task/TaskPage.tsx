@@ -2,15 +2,16 @@ import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import { useCallback } from 'react'
+import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
 import { listTasks, type TaskQuery, type TaskRow } from './api'
-import { DurationCell, LongTextCell, TimeCell } from './cells'
+import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell, TimeCell } from './cells'
 import { boundOf, musicDefaultStart } from './range'
 import { channelOf, type TaskFilterForm, TaskFilters } from './TaskFilters'
+import { type PreviewImage, TaskResultCell } from './TaskResult'
 import { usePagedTasks } from './usePagedTasks'
 
 function StatusChip ({ status }: { status: string }) {
@@ -27,28 +28,42 @@ function StatusChip ({ status }: { status: string }) {
   }
 }
 
-function ActionLabel ({ action }: { action: string }) {
+function ActionLabel ({ action, platform }: { action: string, platform: string }) {
   const { t } = useTranslation()
   if (action === 'MUSIC') return <>{t('task.action.music')}</>
   if (action === 'LYRICS') return <>{t('task.action.lyrics')}</>
+  if (platform === 'video' && ['', 'VIDEO', 'GENERATE'].includes(action.toUpperCase())) return <>{t('task.action.video')}</>
   return <>{action === '' ? '—' : action}</>
+}
+
+function PlatformLabel ({ platform }: { platform: string }) {
+  const { t } = useTranslation()
+  if (platform === 'suno') return <>{t('task.platform.suno')}</>
+  if (platform === 'video') return <>{t('task.platform.video')}</>
+  return <>{platform}</>
 }
 
 const queryOf = (f: TaskFilterForm): TaskQuery => ({ start: boundOf(f.start), end: boundOf(f.end), taskId: f.id, channel: channelOf(f.channel) })
 const initialForm = (): TaskFilterForm => ({ start: musicDefaultStart(), end: '', id: '', channel: '' })
 
-/** Music (Suno) tasks (SPEC.md section 2): users see their own; admins everyone's, with channels. */
+/**
+ * Music (Suno) and video tasks (SPEC.md section 2): users see their own; admins everyone's, with
+ * channels. Songs play in the page; the list refreshes itself while a task on it is unfinished.
+ */
 export default function TaskPage () {
   const { t } = useTranslation()
   const { user } = useAuth()
   const admin = isAdmin(user)
   const load = useCallback(async (q: TaskQuery, page: number, size: number) => await listTasks(admin, q, page, size), [admin])
-  const { items, loading, paging, filters } = usePagedTasks(load, queryOf, initialForm)
+  const { items, loading, live, paging, filters } = usePagedTasks(load, queryOf, initialForm)
+  const [preview, setPreview] = useState<PreviewImage>()
+  const closePreview = useCallback(() => { setPreview(undefined) }, [])
 
   return (
     <Stack spacing={2}>
       <PageTitle title={t('task.title')} intro={t('task.intro')} />
       <TaskFilters {...filters} idLabel={t('task.filter.taskId')} admin={admin} />
+      <LiveNote live={live} />
       <PagedTable
         ariaLabel={t('task.title')}
         loading={loading}
@@ -63,12 +78,13 @@ export default function TaskPage () {
             <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.taskId')}</TableCell>
             <TableCell>{t('task.col.status')}</TableCell>
             <TableCell>{t('task.col.progress')}</TableCell>
+            <TableCell>{t('task.col.result')}</TableCell>
             <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.failReason')}</TableCell>
           </>
         )}
         empty={items.length === 0 && !loading}
         emptyText={t('task.empty')}
-        columns={admin ? 10 : 9}
+        columns={admin ? 11 : 10}
         paging={paging}
       >
         {items.map((row: TaskRow) => (
@@ -77,15 +93,17 @@ export default function TaskPage () {
             <TimeCell seconds={row.finish_time} />
             <DurationCell submit={row.submit_time} finish={row.finish_time} />
             {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
-            <TableCell>{row.platform}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>
+            <TableCell><PlatformLabel platform={row.platform} /></TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} platform={row.platform} /></TableCell>
             <TableCell sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere', minWidth: 120 }}>{row.task_id}</TableCell>
             <TableCell><StatusChip status={row.status} /></TableCell>
-            <TableCell>{row.progress === '' ? '—' : row.progress}</TableCell>
-            <LongTextCell text={row.fail_reason} />
+            <ProgressCell progress={row.progress} status={row.status} />
+            <TaskResultCell row={row} onPreview={setPreview} />
+            <LongTextCell text={row.fail_reason} label={t('task.col.failReason')} color='error.main' />
           </TableRow>
         ))}
       </PagedTable>
+      <ImagePreview image={preview} onClose={closePreview} />
     </Stack>
   )
 }

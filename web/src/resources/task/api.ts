@@ -1,6 +1,6 @@
 import { get, type Page } from '../../api/client'
 
-/** A music (Suno-style) task as GET /api/task/ shows it; channel_id only for admins. */
+/** A music (Suno) or video task as GET /api/task/ shows it (told apart by `platform`); channel_id only for admins. */
 export interface TaskRow {
   id: number
   task_id: string
@@ -17,6 +17,8 @@ export interface TaskRow {
   finish_time: number
   progress: string
   quota: number
+  /** What the upstream last reported (songs, lyrics, a video object), as stored: read with ./results. */
+  data?: unknown
 }
 
 export interface TaskQuery { start?: number, end?: number, taskId: string, channel?: number }

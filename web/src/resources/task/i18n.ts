@@ -2,7 +2,7 @@ import { defineCatalogue } from '../../i18n/catalogue.ts'
 
 export default defineCatalogue('task', {
   title: 'Music tasks',
-  intro: 'Music and lyrics generation tasks and their progress.',
+  intro: 'Music, lyrics and video generation tasks, their progress and results.',
   empty: 'No tasks in this range',
   filter: {
     title: 'Filters',
@@ -21,12 +21,29 @@ export default defineCatalogue('task', {
     taskId: 'Task ID',
     status: 'Status',
     progress: 'Progress',
+    result: 'Result',
     failReason: 'Failure reason'
   },
   seconds: '{{n}} s',
+  progressOf: 'Progress {{n}}%',
+  live: 'Unfinished tasks update every {{n}} seconds.',
+  openOriginal: 'Open original',
+  result: {
+    song: 'Song {{n}}',
+    cover: 'Cover of {{title}}',
+    play: 'Play {{title}}',
+    clipVideo: 'Video',
+    lyrics: 'Lyrics',
+    video: 'Play or download the video'
+  },
+  platform: {
+    suno: 'Suno',
+    video: 'Video'
+  },
   action: {
     music: 'Generate music',
-    lyrics: 'Generate lyrics'
+    lyrics: 'Generate lyrics',
+    video: 'Generate video'
   },
   status: {
     submitting: 'Submitting',
@@ -40,7 +57,7 @@ export default defineCatalogue('task', {
   }
 }, {
   title: '音乐任务',
-  intro: '音乐和歌词生成任务及其进度。',
+  intro: '音乐、歌词和视频生成任务，及其进度和结果。',
   empty: '该时间范围内没有任务',
   filter: {
     title: '筛选',
@@ -59,12 +76,29 @@ export default defineCatalogue('task', {
     taskId: '任务 ID',
     status: '状态',
     progress: '进度',
+    result: '结果',
     failReason: '失败原因'
   },
   seconds: '{{n}} 秒',
+  progressOf: '进度 {{n}}%',
+  live: '未完成的任务每 {{n}} 秒自动更新。',
+  openOriginal: '打开原图',
+  result: {
+    song: '歌曲 {{n}}',
+    cover: '{{title}} 的封面',
+    play: '播放 {{title}}',
+    clipVideo: '视频',
+    lyrics: '歌词',
+    video: '播放或下载视频'
+  },
+  platform: {
+    suno: 'Suno',
+    video: '视频'
+  },
   action: {
     music: '生成音乐',
-    lyrics: '生成歌词'
+    lyrics: '生成歌词',
+    video: '生成视频'
   },
   status: {
     submitting: '提交中',
