@@ -78,5 +78,8 @@ export {
   type ResponsesUsage
 } from './responses-inbound/index.js'
 export * from './tasks/types.js'
+export * from './tasks/midjourney.js'
 export { pollTasks } from './tasks/poll.js'
 export { TASK_POLL_PROTOCOLS } from './tasks/registry.js'
+export * from './tasks/suno.js'
+export * from './tasks/video.js'

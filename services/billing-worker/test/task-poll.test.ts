@@ -7,7 +7,7 @@ import { createDb, failAndRefundTask, LOG_TYPE, migrateToLatest, settleUsageBatc
 import { sunoPoll, TASK_POLL_PROTOCOLS } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { SecretBox } from '@modelgate/service'
-import { createServiceEnv, fakeSuno, freePort, TEST_SECRETS } from '@modelgate/testing'
+import { createServiceEnv, fakeMidjourney, fakeSuno, freePort, TEST_SECRETS } from '@modelgate/testing'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { run, type TaskPollDeps } from '../src/jobs/task-poll/handler.js'
@@ -187,4 +187,48 @@ t.test('a worker killed while it polls a failed task: the next worker refunds it
   await new Promise((r) => setTimeout(r, 2500))
   t.same(await s.balances(), { user: START, token: START, redisUser: START, redisToken: START }, 'refunded once, in Postgres and in Redis')
   t.equal((await s.refunds()).length, 1, 'one refund log')
+})
+
+t.test('drawing tasks: progress, then a failure refunded once; another drawing task succeeds with its image', async (t) => {
+  const s = await setup(t)
+  const mj = await fakeMidjourney(t)
+  const channel = await s.db.insertInto('channels').values({ type: 2, name: 'mj', key: s.box.seal(mj.key), base_url: mj.url, models: 'mj_imagine', openai_organization: null, tag: null, other_info: {} }).returningAll().executeTakeFirstOrThrow()
+  const draw = async () => {
+    const res = await fetch(`${mj.url}/mj/submit/imagine`, { method: 'POST', headers: { 'mj-api-secret': mj.key, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a cat' }) })
+    const id = (await res.json() as { result: string }).result
+    const requestId = randomUUID()
+    const row = await s.db.insertInto('midjourneys').values({
+      mj_id: id, user_id: s.user.id, username: s.user.username, token_id: s.token.id, token_name: s.token.name, channel_id: channel.id, model_name: 'mj_imagine',
+      group: 'default', request_id: requestId, quota: PRICE, action: 'IMAGINE', status: 'SUBMITTED', progress: '0%', prompt: 'a cat', submit_time: Math.floor(Date.now() / 1000), code: 1
+    }).returningAll().executeTakeFirstOrThrow()
+    await settleUsageBatch(s.db, [{
+      request_id: requestId, created_at: row.submit_time, user_id: s.user.id, username: s.user.username, token_id: s.token.id, token_name: s.token.name, unlimited_token: false,
+      channel_id: channel.id, model_name: 'mj_imagine', upstream_model: 'mj_imagine', group: 'default', is_stream: false, ip: '127.0.0.1', use_time_ms: 10, first_response_ms: 0,
+      prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: PRICE, outcome: 'success', usage_source: 'none', price: {}, retried_channels: []
+    }], { writeLog: true })
+    await s.quota.adjust('user', s.user.id, -PRICE)
+    await s.quota.adjust('token', s.token.id, -PRICE)
+    return { id, row }
+  }
+  const mjRow = async (id: number) => await s.db.selectFrom('midjourneys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  const bad = await draw()
+  const good = await draw()
+  mj.progress(bad.id, '30%')
+  mj.progress(good.id, '60%')
+  t.match(await run(s.deps), { polled: 2, updated: 2 })
+  t.match(await mjRow(bad.row.id), { status: 'IN_PROGRESS', progress: '30%' })
+  const polls = mj.requests.filter((r) => r.route === '/task/list-by-condition')
+  t.equal(polls.length, 1, 'both asked about in one list-by-condition')
+  t.ok(polls.every((r) => r.authorized), 'with the channel key')
+
+  mj.fail(bad.id, 'banned prompt')
+  mj.succeed(good.id)
+  const [x, y] = await Promise.all([run(s.deps), run(s.deps)])
+  t.equal(x.refunded + y.refunded, 1, 'one refund between two pollers')
+  t.match(await mjRow(bad.row.id), { status: 'FAILURE', fail_reason: 'banned prompt' })
+  const drawn = await mjRow(good.row.id)
+  t.match(drawn, { status: 'SUCCESS', progress: '100%', refunded_at: 0 })
+  t.match(drawn.image_url, /\/images\/.+\.png$/, 'the image URL is stored')
+  t.same(await s.balances(), { user: START - PRICE, token: START - PRICE, redisUser: START - PRICE, redisToken: START - PRICE }, 'the failed drawing refunded, the good one charged')
+  t.equal((await s.refunds()).length, 1)
 })

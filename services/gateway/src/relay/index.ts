@@ -18,11 +18,12 @@ import { exactCounter, promptTokensOf } from './estimate.js'
 import { refusalBody } from './inbound.js'
 import { InFlightCalls, relay, type RelayDeps } from './pipeline.js'
 import { realtimeRoutes } from './realtime.js'
+import { taskRoutes } from '../tasks/index.js'
 import { RelayState } from './state.js'
 import { UsagePublisher } from './usage.js'
 
 /** Path prefixes the gateway relays itself; everything else goes to the control plane. */
-export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/suno'] as const
+export const RELAY_PREFIXES = ['/v1', '/v1beta', '/pg', '/mj', '/fast/mj', '/relax/mj', '/turbo/mj', '/suno'] as const
 
 const JSON_ENDPOINTS: Array<[string, Endpoint]> = [
   ['/v1/chat/completions', 'chat'],
@@ -282,6 +283,8 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     billingRoutes(api, { callers, db: app.db, state })
     // OpenAI's Realtime API: GET /v1/realtime upgraded to a websocket, relayed to OpenAI or Azure.
     await realtimeRoutes(api, { ...deps, callers })
+    // Asynchronous tasks: Midjourney-Proxy, Suno and OpenAI's video API.
+    await taskRoutes(api, { ...deps, callers })
 
     for (const prefix of RELAY_PREFIXES) {
       api.all(prefix, unknownRelayPath)
