@@ -66,3 +66,13 @@ export function channelConfigOf (row: Channel, key: string, extras: Pick<Channel
     ...(extras.outbound === undefined ? {} : { outbound: extras.outbound })
   }
 }
+
+/**
+ * The key a background call (a balance, a task poll) uses: the first one not disabled in the
+ * channel's key states (a dead key would only report its own failure), else the first; throws
+ * when CRYPTO_SECRET cannot open the channel's keys.
+ */
+export function firstUsableKey (row: Pick<Channel, 'key' | 'key_states'>, box: SecretBox): string {
+  const keys = channelKeys(row, box)
+  return keys.find((k) => (row.key_states[keyFingerprint(k)]?.status ?? 1) === 1) ?? keys[0] ?? ''
+}

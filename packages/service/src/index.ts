@@ -1,6 +1,6 @@
 export { bullConnection, dbPlugin, healthPlugin, redisPlugin } from './plugins.js'
 export type { DbPluginOptions, HealthPluginOptions, ReadinessCheck, RedisPluginOptions } from './plugins.js'
-export { channelConfigOf, channelKeys, channelOverrides, keyFingerprint, nameList, parseJsonObject } from './channels.js'
+export { channelConfigOf, channelKeys, firstUsableKey, channelOverrides, keyFingerprint, nameList, parseJsonObject } from './channels.js'
 export { SecretBox, tokenKeyBody, tokenKeyHash } from './crypto.js'
 export { fastifyOptions, isStoreUnavailable, runService } from './server.js'
 export type { CommonServiceConfig, RunServiceOptions } from './server.js'

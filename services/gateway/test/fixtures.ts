@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { loadGatewayConfig } from '@modelgate/config'
 import { USAGE_QUEUE, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, migrateToLatest, createDb } from '@modelgate/db'
+import { type Database, type Kysely, migrateToLatest, createDb, settleUsageBatch } from '@modelgate/db'
+import { QuotaStore } from '@modelgate/quota'
 import { fastifyOptions, SecretBox, tokenKeyHash } from '@modelgate/service'
 import { createServiceEnv, TEST_SECRETS } from '@modelgate/testing'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -124,6 +125,20 @@ export async function usageEvents (app: FastifyInstance): Promise<UsageEvent[]> 
 }
 
 export { USAGE_QUEUE }
+
+/** Sets options (upserts; values not strings are stored as JSON); `await reload(app)` after. */
+export async function setOptions (db: Kysely<Database>, values: Record<string, unknown>): Promise<void> {
+  for (const [key, value] of Object.entries(values)) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value)
+    await db.insertInto('options').values({ key, value: text }).onConflict((oc) => oc.column('key').doUpdateSet({ value: text })).execute()
+  }
+}
+
+/** Settles events as the billing worker does: Postgres, then the Redis correction of each reservation. */
+export async function settle (app: FastifyInstance, events: readonly UsageEvent[]): Promise<void> {
+  await settleUsageBatch(app.db, events, { writeLog: true })
+  await new QuotaStore(app.redis).settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+}
 
 /** How one fake upstream behaves; tests change it between requests. */
 export interface UpstreamBehaviour {

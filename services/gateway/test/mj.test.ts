@@ -1,11 +1,10 @@
-import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, settleUsageBatch, updateUnfinishedTask } from '@modelgate/db'
+import { type Database, type Kysely, updateUnfinishedTask } from '@modelgate/db'
 import { type ChannelConfig, midjourneyPoll, mjActionOfCustomId, mjSimpleChange, readMjSubmit } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { fakeMidjourney, type FakeMidjourney } from '@modelgate/testing'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { buildGateway, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+import { buildGateway, reload, seedChannel, seedToken, seedUser, setOptions, settle, usageEvents } from './fixtures.js'
 
 type MjBody = { code: number, description: string, result: unknown, properties?: Record<string, unknown> }
 type Answer<B = MjBody> = { status: number, body: B }
@@ -18,19 +17,6 @@ async function call<B = MjBody> (base: string, key: string, method: 'GET' | 'POS
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: res.status, body: await res.json() as B }
-}
-
-async function setOptions (db: Kysely<Database>, values: Record<string, unknown>): Promise<void> {
-  for (const [key, value] of Object.entries(values)) {
-    const text = typeof value === 'string' ? value : JSON.stringify(value)
-    await db.insertInto('options').values({ key, value: text }).onConflict((oc) => oc.column('key').doUpdateSet({ value: text })).execute()
-  }
-}
-
-/** Settles events as the billing worker does: Postgres, then the Redis correction of each reservation. */
-async function settle (app: FastifyInstance, events: readonly UsageEvent[]): Promise<void> {
-  await settleUsageBatch(app.db, events, { writeLog: true })
-  await new QuotaStore(app.redis).settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
 }
 
 const channelOf = (fake: FakeMidjourney, key = fake.key, type = 2): ChannelConfig => ({ id: 1, type, key, baseUrl: fake.url, other: '', organization: null, setting: {} })

@@ -1,11 +1,10 @@
-import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, settleUsageBatch, updateUnfinishedTask } from '@modelgate/db'
+import { type Database, type Kysely, updateUnfinishedTask } from '@modelgate/db'
 import { type ChannelConfig, sunoPoll, type UpstreamRequest } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { fakeSuno, type FakeSuno } from '@modelgate/testing'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { buildGateway, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+import { buildGateway, reload, seedChannel, seedToken, seedUser, setOptions, settle, usageEvents } from './fixtures.js'
 
 type SunoAnswer = { status: number, body: { code: string, message: string, data: unknown } }
 
@@ -16,19 +15,6 @@ async function call (base: string, key: string, method: 'GET' | 'POST', path: st
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: res.status, body: await res.json() as SunoAnswer['body'] }
-}
-
-async function setOptions (db: Kysely<Database>, values: Record<string, unknown>): Promise<void> {
-  for (const [key, value] of Object.entries(values)) {
-    const text = typeof value === 'string' ? value : JSON.stringify(value)
-    await db.insertInto('options').values({ key, value: text }).onConflict((oc) => oc.column('key').doUpdateSet({ value: text })).execute()
-  }
-}
-
-/** Settles events as the billing worker does: Postgres, then the Redis correction of each reservation. */
-async function settle (app: FastifyInstance, events: readonly UsageEvent[]): Promise<void> {
-  await settleUsageBatch(app.db, events, { writeLog: true })
-  await new QuotaStore(app.redis).settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
 }
 
 /** Sends one poll request of the protocol as the worker would, and reads its answer. */

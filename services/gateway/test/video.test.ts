@@ -1,12 +1,11 @@
-import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, failAndRefundTask, type Kysely, settleUsageBatch, updateUnfinishedTask } from '@modelgate/db'
+import { type Database, failAndRefundTask, type Kysely, updateUnfinishedTask } from '@modelgate/db'
 import { type ChannelConfig, videoPoll } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { fakeVideo, type FakeVideo, fakeVideoContent } from '@modelgate/testing'
 import type { FastifyInstance } from 'fastify'
 import OpenAI, { toFile } from 'openai'
 import t, { type Test } from 'tap'
-import { buildGateway, reload, seedChannel, seedToken, seedUser, usageEvents } from './fixtures.js'
+import { buildGateway, reload, seedChannel, seedToken, seedUser, setOptions, settle, usageEvents } from './fixtures.js'
 
 type Answer = { status: number, body: Record<string, unknown> & { error?: { message: string, type: string, code: string | null } } }
 
@@ -17,18 +16,6 @@ async function call (base: string, key: string, method: 'GET' | 'POST', path: st
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: res.status, body: await res.json() as Answer['body'] }
-}
-
-async function setOptions (db: Kysely<Database>, values: Record<string, unknown>): Promise<void> {
-  for (const [key, value] of Object.entries(values)) {
-    const text = typeof value === 'string' ? value : JSON.stringify(value)
-    await db.insertInto('options').values({ key, value: text }).onConflict((oc) => oc.column('key').doUpdateSet({ value: text })).execute()
-  }
-}
-
-async function settle (app: FastifyInstance, events: readonly UsageEvent[]): Promise<void> {
-  await settleUsageBatch(app.db, events, { writeLog: true })
-  await new QuotaStore(app.redis).settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
 }
 
 const channelOf = (fake: FakeVideo, key = fake.key): ChannelConfig => ({ id: 1, type: 1, key, baseUrl: fake.url, other: '', organization: null, setting: {} })

@@ -1,7 +1,8 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { TaskBillingColumns } from './tasks.js'
 
 /** Midjourney-style drawing task. */
-export interface MidjourneysTable {
+export interface MidjourneysTable extends TaskBillingColumns {
   id: Generated<number>
   /** Submit result: 1 submitted, 21 waiting, 22 duplicate, 0 not submitted. */
   code: Generated<number>
@@ -25,19 +26,6 @@ export interface MidjourneysTable {
   quota: Generated<number>
   buttons: unknown
   properties: unknown
-  /** Who pays and what was charged (see the task billing migration). */
-  token_id: Generated<number>
-  token_name: Generated<string>
-  unlimited_token: Generated<boolean>
-  username: Generated<string>
-  model_name: Generated<string>
-  group: Generated<string>
-  /** Request id of the charge's usage event. */
-  request_id: Generated<string>
-  /** Unix seconds of the refund; 0 while not refunded. */
-  refunded_at: Generated<number>
-  /** Unix ms until which one poller holds the task. */
-  lease_until: Generated<number>
   updated_at: Generated<number>
 }
 export type Midjourney = Selectable<MidjourneysTable>

@@ -1,7 +1,24 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
-/** Asynchronous (Suno-style) task. */
-export interface TasksTable {
+/** What billing needs of an asynchronous task, in both task tables. */
+export interface TaskBillingColumns {
+  /** Who pays and what was charged. */
+  token_id: Generated<number>
+  token_name: Generated<string>
+  unlimited_token: Generated<boolean>
+  username: Generated<string>
+  model_name: Generated<string>
+  group: Generated<string>
+  /** Request id of the charge's usage event. */
+  request_id: Generated<string>
+  /** Unix seconds of the refund; 0 while not refunded. */
+  refunded_at: Generated<number>
+  /** Unix ms until which one poller holds the task. */
+  lease_until: Generated<number>
+}
+
+/** Asynchronous (Suno-style or video) task. */
+export interface TasksTable extends TaskBillingColumns {
   id: Generated<number>
   task_id: string
   platform: string
@@ -21,19 +38,6 @@ export interface TasksTable {
   data: unknown
   created_at: Generated<number>
   updated_at: Generated<number>
-  /** Who pays and what was charged (see the task billing migration). */
-  token_id: Generated<number>
-  token_name: Generated<string>
-  unlimited_token: Generated<boolean>
-  username: Generated<string>
-  model_name: Generated<string>
-  group: Generated<string>
-  /** Request id of the charge's usage event. */
-  request_id: Generated<string>
-  /** Unix seconds of the refund; 0 while not refunded. */
-  refunded_at: Generated<number>
-  /** Unix ms until which one poller holds the task. */
-  lease_until: Generated<number>
 }
 export type Task = Selectable<TasksTable>
 export type NewTask = Insertable<TasksTable>

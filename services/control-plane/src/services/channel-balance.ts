@@ -1,7 +1,7 @@
 import { CHANNEL_STATUS } from '@modelgate/contracts'
 import { type Channel, findChannelById, findChannelsByStatus, recordChannelBalance } from '@modelgate/db'
 import { balanceSupported, type ChannelBalance, type ChannelConfig, queryBalance } from '@modelgate/providers'
-import { channelKeys, channelOverrides, keyFingerprint, parseJsonObject } from '@modelgate/service'
+import { channelConfigOf, firstUsableKey } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import { CM } from '../lib/channel-messages.js'
@@ -10,33 +10,15 @@ const BALANCE_TIMEOUT_MS = 20_000
 /** Channels queried at once by an update of all balances. */
 const BALANCE_PARALLEL = 4
 
-/**
- * The key a balance is read with: the first one not disabled in the channel's key states (a dead
- * key would only report its own failure), else the first.
- */
-function balanceKey (app: FastifyInstance, row: Channel): string {
-  let keys: string[]
+/** The channel as the balance query needs it, with its first usable key. */
+function balanceConfig (app: FastifyInstance, row: Channel): ChannelConfig {
+  let key: string
   try {
-    keys = channelKeys(row, app.secrets)
+    key = firstUsableKey(row, app.secrets)
   } catch {
     throw fail(CM.sealedKey)
   }
-  return keys.find((k) => (row.key_states[keyFingerprint(k)]?.status ?? 1) === 1) ?? keys[0] ?? ''
-}
-
-function balanceConfig (app: FastifyInstance, row: Channel): ChannelConfig {
-  return {
-    id: row.id,
-    type: row.type,
-    key: balanceKey(app, row),
-    baseUrl: row.base_url.replace(/\/+$/, ''),
-    other: row.other,
-    organization: row.openai_organization,
-    setting: parseJsonObject(row.setting),
-    proxyUrl: row.proxy_url.trim(),
-    ...channelOverrides(row),
-    outbound: app.outbound
-  }
+  return channelConfigOf(row, key, { outbound: app.outbound })
 }
 
 /** Reads one channel's balance from its provider and, when it came, stores it. */

@@ -20,10 +20,11 @@ import {
 } from '@modelgate/providers'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticate, type Caller } from '../relay/auth.js'
-import { RelayError, relayMessage, RM } from '../relay/errors.js'
+import { RelayError, relayMessage } from '../relay/errors.js'
 import { channelConfig, type RelayChannel } from '../relay/state.js'
 import { ClientGone, readAll, send } from '../relay/upstream.js'
 import type { TaskDeps } from './index.js'
+import { pinnedTaskChannel } from './pinned.js'
 import { submitTask } from './submit.js'
 
 /** Submit routes (`/mj/submit/<route>`) whose action does not depend on the body. */
@@ -124,15 +125,6 @@ function channelOfTask (deps: TaskDeps, row: Midjourney): RelayChannel {
   return channel
 }
 
-/** An administrator's `sk-KEY-CHANNELID` choice. */
-function pinnedChannel (deps: TaskDeps, caller: Caller): RelayChannel | undefined {
-  if (caller.pinnedChannel === undefined) return undefined
-  const channel = deps.state.channels.get(caller.pinnedChannel)
-  if (channel === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel_id', RM.invalidChannelId)
-  if (channel.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
-  return channel
-}
-
 /**
  * The client's notifyHook: dropped unless MjNotifyEnabled; with it, kept only when it is an
  * http(s) URL whose host the outbound guard accepts as a user-supplied (public) target, since the
@@ -211,7 +203,7 @@ async function submit (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply,
   await checkNotifyHook(deps, body)
   if (o.bool('MjModeClearEnabled') && typeof body['prompt'] === 'string') body['prompt'] = clearModeFlags(body['prompt'])
 
-  let channel = pinnedChannel(deps, caller)
+  let channel = pinnedTaskChannel(deps, caller, isMidjourneyChannel)
   if (follow !== undefined) {
     if (follow.taskId === '') throw new MjError(400, MJ_CODE.validation, 'taskId is required')
     const origin = await ownTask(deps, caller, follow.taskId)

@@ -1,7 +1,7 @@
 import { type Channel, claimUnfinishedTasks, type Database, failAndRefundTask, type Kysely, releaseTaskClaims, type TaskRefund, type TaskTable, updateUnfinishedTask } from '@modelgate/db'
 import { type Outbound, pollTasks, type TaskPollProtocol, type TaskReport } from '@modelgate/providers'
 import type { QuotaStore } from '@modelgate/quota'
-import { channelConfigOf, channelKeys, keyFingerprint, type SecretBox } from '@modelgate/service'
+import { channelConfigOf, firstUsableKey, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import { taskPollJob } from './definition.js'
 
@@ -101,17 +101,14 @@ function byPlatform (rows: readonly PolledRow[]): Map<string, PolledRow[]> {
   return out
 }
 
-/** The channel's config with its first enabled key; undefined when its keys cannot be opened. */
+/** The channel's config with its first usable key; undefined when its keys cannot be opened. */
 function channelConfig (deps: TaskPollDeps, channel: Channel) {
-  let keys: string[]
   try {
-    keys = channelKeys(channel, deps.box)
+    return channelConfigOf(channel, firstUsableKey(channel, deps.box), deps.outbound === undefined ? {} : { outbound: deps.outbound })
   } catch {
     deps.log.warn({ channel: channel.id }, 'task poll: the channel key cannot be opened with CRYPTO_SECRET')
     return undefined
   }
-  const key = keys.find((k) => (channel.key_states[keyFingerprint(k)]?.status ?? 1) === 1) ?? keys[0] ?? ''
-  return channelConfigOf(channel, key, deps.outbound === undefined ? {} : { outbound: deps.outbound })
 }
 
 /** Writes one report: a failure is refunded (once), anything else updates the unfinished row. */
