@@ -145,7 +145,11 @@ export const DEFAULT_COMPLETION_RATIO: Readonly<Record<string, number>> = {
   ...Object.fromEntries(Object.entries(NATIVE_MODELS).filter(([, [, completion]]) => completion > 0).map(([model, [, completion]]) => [model, completion]))
 }
 
-/** Dollars per call for models billed per request rather than per token. */
+/**
+ * Dollars per call for models billed per request rather than per token; for video models, per
+ * second of video. Midjourney's zoom and inpaint buttons cost nothing themselves: the modal
+ * submit that completes them is billed (mj_modal).
+ */
 export const DEFAULT_MODEL_PRICE: Readonly<Record<string, number>> = {
   'dall-e-3': 0.04,
   'dall-e-2': 0.02,
@@ -156,8 +160,22 @@ export const DEFAULT_MODEL_PRICE: Readonly<Record<string, number>> = {
   'mj_blend': 0.1,
   'mj_upscale': 0.05,
   'mj_describe': 0.05,
+  'mj_modal': 0.1,
+  'mj_zoom': 0.1,
+  'mj_custom_zoom': 0,
+  'mj_inpaint': 0,
+  'mj_shorten': 0.1,
+  'mj_high_variation': 0.1,
+  'mj_low_variation': 0.1,
+  'mj_pan': 0.1,
+  'mj_swap_face': 0.05,
+  'mj_upload': 0.05,
+  'mj_video': 0.2,
+  'mj_edits': 0.1,
   'suno_music': 0.1,
-  'suno_lyrics': 0.01
+  'suno_lyrics': 0.01,
+  'sora-2': 0.1,
+  'sora-2-pro': 0.3
 }
 
 /**

@@ -44,8 +44,8 @@ async function applyPoll (app: FastifyInstance, fake: FakeVideo, ids: string[]):
 async function setup (t: Test, opts: { channelKey?: string, type?: number } = {}) {
   const { app, url } = await buildGateway(t)
   const upstream = await fakeVideo(t)
-  // $0.4 a video x 500000 = 200000 quota; sora-2-pro $1 = 500000.
-  await setOptions(app.db, { ModelPrice: { 'sora-2': 0.4, 'sora-2-pro': 1 } })
+  // Per second of video: sora-2 $0.1 (4 s by default: 0.4 x 500000 = 200000 quota), sora-2-pro $0.25 (4 s: 500000).
+  await setOptions(app.db, { ModelPrice: { 'sora-2': 0.1, 'sora-2-pro': 0.25 } })
   const channel = await seedChannel(app.db, { type: opts.type ?? 1, baseUrl: upstream.url, models: ['sora-2', 'sora-2-pro'], key: opts.channelKey ?? upstream.key })
   await reload(app)
   const user = await seedUser(app.db, { quota: 10_000_000 })
@@ -55,7 +55,7 @@ async function setup (t: Test, opts: { channelKey?: string, type?: number } = {}
 
 const pgUser = async (db: Kysely<Database>, id: number) => (await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', id).executeTakeFirstOrThrow())
 
-t.test('a video is created, charged its ModelPrice once, followed to completion and its content streamed to the owner', async (t) => {
+t.test('a video is created, charged its ModelPrice per second once, followed to completion and its content streamed to the owner', async (t) => {
   const { app, url, upstream, channel, user, token } = await setup(t)
   const res = await call(url, token.key, 'POST', '/v1/videos', { model: 'sora-2', prompt: 'a cat on a train', seconds: '8', size: '1280x720', extra: true })
   t.equal(res.status, 200)
@@ -65,11 +65,17 @@ t.test('a video is created, charged its ModelPrice once, followed to completion 
   t.equal(upstream.requests[0]!.headers.authorization, `Bearer ${upstream.key}`)
   t.same(JSON.parse(upstream.requests[0]!.body.toString()), { model: 'sora-2', prompt: 'a cat on a train', seconds: '8', size: '1280x720', extra: true }, 'unknown fields pass through')
   const row = await app.db.selectFrom('tasks').selectAll().where('task_id', '=', id).executeTakeFirstOrThrow()
-  t.match(row, { platform: 'video', action: 'generate', status: 'QUEUED', quota: 200000, model_name: 'sora-2', channel_id: channel.id, user_id: user.id })
+  // 8 seconds at $0.1 a second: 0.8 x 500000.
+  t.match(row, { platform: 'video', action: 'generate', status: 'QUEUED', quota: 400000, model_name: 'sora-2', channel_id: channel.id, user_id: user.id })
   const events = (await usageEvents(app)).filter((e) => e.user_id === user.id)
-  t.match(events, [{ quota: 200000, reserved: 200000, outcome: 'success', model_name: 'sora-2', request_id: row.request_id }])
+  t.match(events, [{ quota: 400000, reserved: 400000, outcome: 'success', model_name: 'sora-2', request_id: row.request_id }])
   await settle(app, events)
-  t.same(await pgUser(app.db, user.id), { quota: 10_000_000 - 200000, used_quota: 200000 })
+  t.same(await pgUser(app.db, user.id), { quota: 10_000_000 - 400000, used_quota: 400000 })
+  for (const seconds of ['0', '2.5', 'ten', '121']) {
+    const bad = await call(url, token.key, 'POST', '/v1/videos', { model: 'sora-2', prompt: 'p', seconds })
+    t.equal(bad.status, 400, `seconds ${seconds}: 400 before anything is reserved or sent`)
+  }
+  t.equal(upstream.requests.filter((r) => r.method === 'POST').length, 1, 'the refused creates never reached the upstream')
 
   const before = await call(url, token.key, 'GET', `/v1/videos/${id}/content`)
   t.equal(before.status, 404, 'no content before completion (the upstream\'s 404 passed on)')

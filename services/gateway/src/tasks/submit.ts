@@ -31,6 +31,8 @@ export interface TaskSubmission {
   table: TaskTable
   /** Routed and billed as this model (its ModelPrice, times the group ratio). */
   model: string
+  /** How many of the model's price units the task is (a video's seconds); 1 when absent. */
+  units?: number
   /** The task's action as stored (IMAGINE, MUSIC, generate, ...). */
   action: string
   /** `tasks.platform` (suno, video); unused for drawing tasks. */
@@ -52,7 +54,7 @@ export type SubmitOutcome =
 
 /**
  * Submits one asynchronous task: the caller's model and group checks, the fixed price (ModelPrice
- * x group ratio) reserved like any relay request, the upstream call with failover, and exactly one
+ * x group ratio x units) reserved like any relay request, the upstream call with failover, and exactly one
  * usage event: the charge when an upstream accepted the task (with the task's row written for
  * the pollers and the owner's queries), nothing when none did. A refund later, if the task
  * fails, is a settlement of its own (failAndRefundTask, by task id).
@@ -67,7 +69,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   }
   const price = priceOf(state.pricing, t.model, group)
   if (price === undefined || price.kind !== 'per_call') throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model: t.model })
-  const quota = costOf(price, { promptTokens: 0, completionTokens: 0 })
+  const quota = costOf(price, { promptTokens: 0, completionTokens: 0 }) * (t.units ?? 1)
   const lease = await admit(deps, req, caller, { amount: quota, tokens: 0, group })
 
   // Admitted: exactly one usage event from here on.

@@ -30,8 +30,25 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** What a create asks for: the model (routing and price), the body to forward, and what is kept on the row. */
 interface VideoCreate {
   model: string
+  /** The video's length in seconds: what it is billed by (ModelPrice is per second). */
+  seconds: number
   body: VideoCreateBody
   input: Record<string, string>
+}
+
+/** OpenAI's default video length, when a create names none. */
+const DEFAULT_VIDEO_SECONDS = 4
+/** The longest video a create may ask for. */
+const MAX_VIDEO_SECONDS = 120
+
+/** The length a create asks for, in whole seconds (billed by it); refuses anything else. */
+function videoSeconds (text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_VIDEO_SECONDS
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1 || n > MAX_VIDEO_SECONDS) {
+    throw new RelayError(400, 'invalid_request_error', 'invalid_seconds', `seconds must be a whole number from 1 to ${MAX_VIDEO_SECONDS}`)
+  }
+  return n
 }
 
 /**
@@ -48,7 +65,7 @@ function readCreate (req: FastifyRequest): VideoCreate {
       const value = field(name)
       if (value !== undefined) input[name] = value
     }
-    return { model: field('model') || DEFAULT_VIDEO_MODEL, body: { raw: { contentType, data: req.body } }, input }
+    return { model: field('model') || DEFAULT_VIDEO_MODEL, seconds: videoSeconds(input['seconds']), body: { raw: { contentType, data: req.body } }, input }
   }
   if (!isObject(req.body)) throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
   const body = req.body
@@ -58,7 +75,7 @@ function readCreate (req: FastifyRequest): VideoCreate {
     const value = body[name]
     if (typeof value === 'string' || typeof value === 'number') input[name] = String(value)
   }
-  return { model, body: { json: { ...body, model } }, input }
+  return { model, seconds: videoSeconds(input['seconds']), body: { json: { ...body, model } }, input }
 }
 
 /**
@@ -102,7 +119,7 @@ async function ownVideo (deps: TaskDeps, caller: Caller, id: string): Promise<Ta
 
 /**
  * OpenAI's video API (`POST /v1/videos`, `GET /v1/videos/{id}`, `GET /v1/videos/{id}/content`)
- * to OpenAI and custom channels, billed per video at the model's ModelPrice. Jobs are read from
+ * to OpenAI and custom channels, billed per second of video at the model's ModelPrice. Jobs are read from
  * Postgres (kept current by the billing worker) and their content streamed from the channel that
  * made them, for their owner only: another account's id answers like a missing one. Errors are
  * OpenAI's envelope.
@@ -129,6 +146,7 @@ export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promis
       const outcome = await submitTask(deps, req, caller, {
         table: 'tasks',
         model: create.model,
+        units: create.seconds,
         action: 'generate',
         platform: VIDEO_PLATFORM,
         accepts: videoSupported,
