@@ -27,6 +27,8 @@ import { openAI } from './openai/index.js'
 import { palm2 } from './palm2/index.js'
 import { siliconCloud } from './siliconcloud/index.js'
 import { spark } from './spark/index.js'
+import { MJ_ACTION_MODELS } from './tasks/midjourney.js'
+import { SUNO_KINDS } from './tasks/suno.js'
 import { tencent } from './tencent/index.js'
 import { vertexAI } from './vertex/index.js'
 
@@ -82,9 +84,17 @@ export function registeredTypes (): number[] {
   return [...ADAPTORS.keys()].sort((a, b) => a - b)
 }
 
-/** Default models of every type that has an adaptor (`GET /api/models`); fresh arrays. */
+/** The task types' models: Midjourney's actions (types 2 and 5) and Suno's kinds (type 36). */
+const TASK_TYPE_MODELS: Readonly<Record<number, readonly string[]>> = {
+  2: Object.values(MJ_ACTION_MODELS),
+  5: Object.values(MJ_ACTION_MODELS),
+  36: Object.values(SUNO_KINDS).map((k) => k.model)
+}
+
+/** Default models of every type that has an adaptor or a task protocol (`GET /api/models`); fresh arrays. */
 export function defaultModelsByType (): Record<number, string[]> {
   const models: Record<number, string[]> = {}
   for (const [type, adaptor] of ADAPTORS) models[type] = [...adaptor.defaultModels]
+  for (const [type, list] of Object.entries(TASK_TYPE_MODELS)) models[Number(type)] = [...list]
   return models
 }
