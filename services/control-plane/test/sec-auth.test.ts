@@ -228,6 +228,15 @@ t.test('SEC-04 relay keys and access tokens are stored only as hashes and sealed
   t.not(userRow.access_token_hash, createHash('sha256').update(accessToken).digest('hex'), 'the access token hash is keyed, not a plain SHA-256')
   t.match(userRow.access_token_hash, /^[0-9a-f]{64}$/)
 
+  // A token stored before keyed hashes (plain SHA-256) is upgraded on first use: 20 requests at
+  // once with it are all served (none finds the row between its old and its new hash).
+  const legacy = 'legacy-access-token-0123456789abcdef'
+  await app.db.updateTable('users').set({ access_token_hash: createHash('sha256').update(legacy).digest('hex') }).where('id', '=', userRow.id).execute()
+  const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await app.inject({ method: 'GET', url: '/api/user/self', headers: { authorization: legacy, 'new-api-user': String(userRow.id) } })).statusCode))
+  t.same(statuses, Array(20).fill(200), 'every concurrent request with the legacy token is served')
+  const upgraded = await app.db.selectFrom('users').select('access_token_hash').where('id', '=', userRow.id).executeTakeFirstOrThrow()
+  t.equal(upgraded.access_token_hash, app.accessTokenHash(legacy), 'and the stored hash is now the keyed one')
+
   const redis = new Redis(env['REDIS_URL']!)
   t.teardown(() => redis.quit())
   const prefix = env['REDIS_KEY_PREFIX'] ?? ''

@@ -62,8 +62,10 @@ export async function findLiveUserByLogin (db: Db, login: string): Promise<User 
   return await findLiveUserBy(db, 'username', login) ?? (login.includes('@') ? await findLiveUserBy(db, 'email', login) : undefined)
 }
 
-export async function findUserByAccessTokenHash (db: Db, hash: string): Promise<User | undefined> {
-  return await db.selectFrom('users').selectAll().where('access_token_hash', '=', hash).where('deleted_at', 'is', null).executeTakeFirst()
+/** The live user whose access token hash is `hash` (or one of several forms of it). */
+export async function findUserByAccessTokenHash (db: Db, hash: string | readonly string[]): Promise<User | undefined> {
+  const hashes = typeof hash === 'string' ? [hash] : [...hash]
+  return await db.selectFrom('users').selectAll().where('access_token_hash', 'in', hashes).where('deleted_at', 'is', null).executeTakeFirst()
 }
 
 /** Users below `belowRole` (plus the caller), newest first, with optional keyword and group filters. */

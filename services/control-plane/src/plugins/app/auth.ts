@@ -54,12 +54,11 @@ export default fp(async (app: FastifyInstance, opts: { ttlHours: number, cryptoS
   /** The owner of an access token; one stored before keyed hashes (plain SHA-256) is upgraded on use. */
   async function findByAccessToken (token: string): Promise<User | undefined> {
     const hash = accessTokenHash(token)
-    const user = await findUserByAccessTokenHash(app.db, hash)
-    if (user !== undefined) return user
-    const legacy = await findUserByAccessTokenHash(app.db, sha256(token))
-    if (legacy === undefined) return undefined
-    await updateUser(app.db, legacy.id, { access_token_hash: hash })
-    return legacy
+    // Both forms in one query: a concurrent request upgrading the same token between two
+    // lookups would otherwise make this one find neither.
+    const user = await findUserByAccessTokenHash(app.db, [hash, sha256(token)])
+    if (user !== undefined && user.access_token_hash !== hash) await updateUser(app.db, user.id, { access_token_hash: hash })
+    return user
   }
 
   app.addHook('onRoute', (route) => {
