@@ -14,6 +14,39 @@ import { Supervisor } from './supervisor.js'
 const require = createRequire(import.meta.url)
 const log = (line: string) => process.stdout.write(`stack          | ${line}\n`)
 
+const USAGE = `Usage: npm start [-- --help]
+
+Runs the whole system on this machine: Postgres and Redis, then the gateway, the control plane
+and the billing worker under one supervisor. Ctrl-C stops everything.
+
+Read from the environment (or .env):
+  DATABASE_URL         Postgres to use; unset: one on LOCAL_POSTGRES_PORT, else one started under DATA_DIR
+  REDIS_URL            Redis to use; unset: one on LOCAL_REDIS_PORT, else one started under DATA_DIR
+  DATA_DIR             where started servers and generated secrets live (default ./data)
+  PORT                 gateway port (default 3000)
+  CONTROL_PLANE_PORT   control plane port (default 3001)
+  BILLING_WORKER_PORT  billing worker health port (default 3002)
+  LOCAL_POSTGRES_PORT  local Postgres port (default 5432)
+  LOCAL_REDIS_PORT     local Redis port (default 6379)
+  SESSION_SECRET, CRYPTO_SECRET  generated under DATA_DIR when unset
+  LOG_LEVEL            fatal, error, warn, info, debug, trace or silent (default info)
+Every service setting of the README's configuration table is passed on to the services.
+
+Options:
+  -h, --help           print this help and exit
+`
+{
+  const args = process.argv.slice(2)
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE)
+    process.exit(0)
+  }
+  if (args.length > 0) {
+    process.stderr.write(`npm start: unknown argument ${args[0]}\n\n${USAGE}`)
+    process.exit(2)
+  }
+}
+
 let config: Readonly<StackConfig>
 try {
   config = loadStackConfig()
