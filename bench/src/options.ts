@@ -20,7 +20,9 @@ const benchSchema = Type.Object({
   BENCH_BILLING_EVENTS: count(100_000, 'usage events queued for the billing worker'),
   BENCH_LOG_ROWS: count(10_000_000, 'rows in the logs table'),
   BENCH_POSTGRES_URL: Type.String({ pattern: '^postgres(ql)?://[^\\s]+$', default: 'postgres://postgres@127.0.0.1:5432/postgres', description: 'must be a postgres:// URL of a server where a database may be created' }),
-  BENCH_REDIS_URL: Type.String({ pattern: '^rediss?://[^\\s]+$', default: 'redis://127.0.0.1:6379', description: 'must be a redis:// URL' })
+  BENCH_REDIS_URL: Type.String({ pattern: '^rediss?://[^\\s]+$', default: 'redis://127.0.0.1:6379', description: 'must be a redis:// URL' }),
+  // The services' own default (LOG_LEVEL), so the figures describe what a deployment runs.
+  BENCH_LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info', description: 'must be a log level (the services\' LOG_LEVEL during the run)' })
 })
 type BenchEnv = Static<typeof benchSchema>
 
@@ -36,6 +38,8 @@ export interface BenchOptions {
   /** Server where the bench creates (and drops) its own database. */
   postgresUrl: string
   redisUrl: string
+  /** The services' LOG_LEVEL during the run: their default, info, unless asked otherwise. */
+  logLevel: string
 }
 
 const USAGE = `npm run bench -- [options]   (every option also as a BENCH_* variable)
@@ -48,7 +52,8 @@ const USAGE = `npm run bench -- [options]   (every option also as a BENCH_* vari
   --billing-events N  queued usage events (BENCH_BILLING_EVENTS, default 100000)
   --log-rows N        logs table rows (BENCH_LOG_ROWS, default 10000000)
   --postgres-url URL  (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
-  --redis-url URL     (BENCH_REDIS_URL, default redis://127.0.0.1:6379)`
+  --redis-url URL     (BENCH_REDIS_URL, default redis://127.0.0.1:6379)
+  --log-level L       the services' LOG_LEVEL (BENCH_LOG_LEVEL, default info: what a deployment runs)`
 
 function groupList (text: string, what: string): Group[] {
   const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
@@ -73,6 +78,7 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
       'log-rows': { type: 'string' },
       'postgres-url': { type: 'string' },
       'redis-url': { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -91,7 +97,8 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
     BENCH_BILLING_EVENTS: values['billing-events'],
     BENCH_LOG_ROWS: values['log-rows'],
     BENCH_POSTGRES_URL: values['postgres-url'],
-    BENCH_REDIS_URL: values['redis-url']
+    BENCH_REDIS_URL: values['redis-url'],
+    BENCH_LOG_LEVEL: values['log-level']
   }
   // Flags go through the same schema, so a bad flag gets the same message as a bad variable.
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined))
@@ -109,7 +116,8 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
     billingEvents: fromFlags.BENCH_BILLING_EVENTS,
     logRows: fromFlags.BENCH_LOG_ROWS,
     postgresUrl: fromFlags.BENCH_POSTGRES_URL,
-    redisUrl: fromFlags.BENCH_REDIS_URL
+    redisUrl: fromFlags.BENCH_REDIS_URL,
+    logLevel: fromFlags.BENCH_LOG_LEVEL
   }
 }
 

@@ -49,7 +49,7 @@ export function targetTable (targets: TargetCheck[]): string {
 export function machineLine (r: BenchReport): string {
   const m = r.machine
   return `${m.cpu} (${m.cores} cores, ${m.memoryGb} GB), Node ${m.node}, ${m.postgres}, Redis ${m.redis}, commit ${m.commit}; ` +
-    `${r.options.duration} s per scenario after a warm-up; load average ${m.loadBefore} before the run, ${m.loadAfter} after`
+    `services at LOG_LEVEL ${r.options.logLevel ?? 'warn'}; ${r.options.duration} s per scenario after a warm-up; load average ${m.loadBefore} before the run, ${m.loadAfter} after`
 }
 
 export function markdown (r: BenchReport): string {

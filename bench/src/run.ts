@@ -45,7 +45,7 @@ if (opts === undefined) process.exit(0)
 const options = opts
 
 /** A full run measures every group at the default sizes; only such a run replaces latest.json. */
-const full = options.groups.length === GROUPS.length && options.duration >= 10 && options.channels === 10_000 &&
+const full = options.groups.length === GROUPS.length && options.duration >= 10 && options.channels === 10_000 && options.logLevel === 'info' &&
   options.slowStreams === 5_000 && options.billingEvents === 100_000 && options.logRows === 10_000_000
 
 mkdirSync(profileDir, { recursive: true })
@@ -54,6 +54,7 @@ const resources = new StackResources({
   postgresUrl: options.postgresUrl,
   redisUrl: options.redisUrl,
   profileExecArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  logLevel: options.logLevel,
   log
 }, logDir)
 

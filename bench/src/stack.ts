@@ -34,6 +34,8 @@ export interface StackOptions {
   redisUrl: string
   /** Extra Node flags for the gateway and the billing worker (--cpu-prof). */
   profileExecArgv: string[]
+  /** The services' LOG_LEVEL. */
+  logLevel: string
   log: (line: string) => void
 }
 
@@ -106,7 +108,7 @@ export class StackResources {
       SESSION_SECRET: randomBytes(32).toString('hex'),
       CRYPTO_SECRET: randomBytes(32).toString('hex'),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: this.#opts.logLevel,
       SHUTDOWN_GRACE_MS: '10000',
       PORT: String(gatewayPort),
       CONTROL_PLANE_PORT: String(controlPlanePort),
