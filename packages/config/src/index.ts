@@ -1,4 +1,5 @@
 export { ConfigError, loadConfig } from './load.js'
+export { placeholderSecret } from './placeholder.js'
 export type { Env } from './load.js'
 export {
   billingWorkerConfigSchema,

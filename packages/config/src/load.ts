@@ -1,5 +1,6 @@
 import type { Static, TObject, TSchema } from 'typebox'
 import { Value } from 'typebox/value'
+import { placeholderSecret } from './placeholder.js'
 
 /** A snapshot of environment variables, `process.env` by default. */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -29,16 +30,19 @@ function expectation (schema: TSchema): string {
   return `must be ${String(s['type'])}`
 }
 
+const isSecret = (schema: TSchema): boolean => (schema as { secret?: boolean }).secret === true
+
 /** How a bad value appears in the error: secrets only by length, URL passwords masked. */
 function shown (schema: TSchema, value: unknown): string {
-  if ((schema as { secret?: boolean }).secret === true) return `${String(value).length} characters`
+  if (isSecret(schema)) return `${String(value).length} characters`
   return JSON.stringify(String(value).replace(/(\/\/[^/:@\s]*:)[^@/\s]*@/, '$1***@'))
 }
 
 /**
  * Reads the variables named by `schema` from `env`, applies defaults, converts strings to the
- * declared types and validates. Empty strings count as unset. Returns a frozen object or throws
- * one ConfigError naming every bad variable.
+ * declared types and validates. Empty strings count as unset. Secrets (`secret: true` in the
+ * schema) that are placeholders (see placeholderSecret) are refused. Returns a frozen object or
+ * throws one ConfigError naming every bad variable.
  */
 export function loadConfig<S extends TObject> (service: string, schema: S, env: Env = process.env): Readonly<Static<S>> {
   const raw: Record<string, unknown> = {}
@@ -55,6 +59,12 @@ export function loadConfig<S extends TObject> (service: string, schema: S, env: 
     }
     if (!Value.Check(propSchema, value[name])) {
       problems.push({ name, problem: `${expectation(propSchema)} (got ${shown(propSchema, raw[name])})` })
+      continue
+    }
+    const placeholder = isSecret(propSchema) ? placeholderSecret(String(value[name])) : undefined
+    if (placeholder !== undefined) {
+      const example = ((propSchema as { maxLength?: number }).maxLength ?? Infinity) <= 20 ? 'openssl rand -base64 15' : 'openssl rand -base64 48'
+      problems.push({ name, problem: `is a placeholder, not a secret (${placeholder}): set a random value of your own, e.g. from \`${example}\`` })
     }
   }
   if (problems.length > 0) throw new ConfigError(service, problems)

@@ -11,6 +11,17 @@ const redisUrl = Type.String({
   pattern: '^rediss?://[^\\s]+$',
   description: 'must be a redis:// or rediss:// URL'
 })
+/** A service's Redis: one server, or a master found through Sentinel (see @modelgate/service's redisOptions). */
+const serviceRedisUrl = Type.String({
+  pattern: '^(rediss?|redis\\+sentinel)://[^\\s]+$',
+  description: 'must be a redis://, rediss:// or redis+sentinel://[user:password@]host:port[,host:port...]/master-name[/db] URL (Redis Cluster is not supported)'
+})
+/** A trusted-proxy list: a hop count alone, or addresses and names (no numbers among them). */
+const trustProxy = (fallback: string, what: string) => Type.String({
+  default: fallback,
+  pattern: '^(\\d+|([^\\s,]*[^\\s,\\d][^\\s,]*)?(,\\s*([^\\s,]*[^\\s,\\d][^\\s,]*)?)*)$',
+  description: `must be a hop count, or addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (${what})`
+})
 const logLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
   { default: 'info' }
@@ -24,6 +35,8 @@ const httpUrl = (fallback: string, what: string) =>
   Type.String({ pattern: '^https?://[^\\s]+$', default: fallback, description: `must be an http(s):// URL (${what})` })
 const redisPrefix = Type.String({ default: '', pattern: '^[A-Za-z0-9:_-]*$', description: 'must contain only letters, digits, ":", "_" and "-"' })
 const shutdownGrace = Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: 'must be milliseconds 0-600000' })
+const metricsPort = (fallback: number) =>
+  Type.Integer({ minimum: 0, maximum: 65535, default: fallback, description: 'must be a TCP port 0-65535 (separate listener answering GET /metrics in Prometheus text format, bound to HOST; 0 = off)' })
 
 /** The outbound guard (SSRF) of every service that calls upstreams: see @modelgate/providers' Outbound. */
 const outbound = {
@@ -35,17 +48,22 @@ const outbound = {
 const common = {
   ...outbound,
   DATABASE_URL: databaseUrl,
-  REDIS_URL: redisUrl,
+  REDIS_URL: serviceRedisUrl,
   REDIS_KEY_PREFIX: redisPrefix,
+  PG_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'must be a whole number 1-1000 (Postgres connections this process may open; every replica opens up to this many)' }),
   LOG_LEVEL: logLevel,
   HOST: host,
   MIGRATE_ON_START: bool(true, 'run database migrations at start'),
-  SHUTDOWN_GRACE_MS: shutdownGrace
+  MIGRATE_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://[^\\s]+$', description: 'must be a postgres:// connection URL (a direct connection for migrations at start, when DATABASE_URL goes through PgBouncer in transaction mode; unset = DATABASE_URL)' })),
+  SHUTDOWN_GRACE_MS: shutdownGrace,
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.String({ default: '', pattern: '^(https?://[^\\s]+)?$', description: 'must be an http(s):// URL or empty (OTLP/HTTP collector base URL; traces are sent to <url>/v1/traces; empty = tracing off)' }),
+  OTEL_SERVICE_NAME: Type.String({ default: '', description: 'must be a string (service.name of the traces; empty = the service\'s own name)' })
 }
 
 export const gatewayConfigSchema = Type.Object({
   ...common,
   PORT: port(3000, 'gateway'),
+  METRICS_PORT: metricsPort(9464),
   CONTROL_PLANE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:3001', description: 'must be an http(s):// URL of the control plane' }),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
   SESSION_SECRET: secret('verifies console sessions for the playground'),
@@ -53,7 +71,7 @@ export const gatewayConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000, description: 'must be milliseconds 1000-3600000 (longest wait for an upstream answer to start)' }),
   RELAY_BODY_LIMIT_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'must be megabytes 1-1024 (largest relay request body)' }),
   RELAY_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'must be a whole number >= 0 (relay requests per client IP per minute; 0 = no limit)' }),
-  GATEWAY_TRUST_PROXY: Type.String({ default: '', pattern: '^[^\\s,]*(,\\s*[^\\s,]*)*$', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (load balancers in front of the gateway whose X-Forwarded-For is believed; empty = none, the socket address is the client)' }),
+  GATEWAY_TRUST_PROXY: trustProxy('', 'load balancers in front of the gateway whose X-Forwarded-For and X-Forwarded-Proto are believed, or how many hops of them; empty or 0 = none, the socket address is the client'),
   RELAY_LEASE_TTL_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 60_000, description: 'must be milliseconds 1000-600000 (how long a request counts against concurrency limits after its gateway stopped renewing it, e.g. died)' }),
   STATE_REFRESH_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'must be milliseconds >= 1000 (full reload of routing and options, a safety net for missed change messages)' }),
   DRAIN_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 120_000, description: 'must be milliseconds 0-3600000 (at shutdown, how long in-flight relays may finish before the streams still running are cut with an error event and billed for what was sent)' }),
@@ -64,9 +82,10 @@ export type GatewayConfig = Static<typeof gatewayConfigSchema>
 export const controlPlaneConfigSchema = Type.Object({
   ...common,
   CONTROL_PLANE_PORT: port(3001, 'control plane'),
+  METRICS_PORT: metricsPort(9465),
   SESSION_SECRET: secret('signs console sessions'),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
-  TRUST_PROXY: Type.String({ minLength: 1, default: 'loopback,linklocal,uniquelocal', description: 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated (proxies whose X-Forwarded-For is believed)' }),
+  TRUST_PROXY: trustProxy('loopback,linklocal,uniquelocal', 'proxies (the gateway) whose X-Forwarded-For and X-Forwarded-Proto are believed, or how many hops of them; 0 = none'),
   INITIAL_ROOT_PASSWORD: Type.Optional(Type.String({ minLength: 8, maxLength: 20, secret: true, description: 'must be 8-20 characters (password of the root account created on first start; unset: 123456, flagged as default)' })),
   WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' })),
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, maximum: 8760, default: 720, description: 'must be hours 1-8760 (console session lifetime)' }),
@@ -80,6 +99,7 @@ export type ControlPlaneConfig = Static<typeof controlPlaneConfigSchema>
 export const billingWorkerConfigSchema = Type.Object({
   ...common,
   BILLING_WORKER_PORT: port(3002, 'billing worker health endpoints'),
+  METRICS_PORT: metricsPort(9466),
   CRYPTO_SECRET: secret('decrypts channel keys for periodic channel tests'),
   CHANNEL_TEST_INTERVAL_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 10, description: 'must be minutes 1-1440 (periodic channel tests)' }),
   WORKER_LOCK_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000, description: 'must be milliseconds 1000-600000 (how soon a job held by a dead worker is taken over)' }),

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { ConfigError, loadControlPlaneConfig, loadGatewayConfig, loadStackConfig } from '../src/index.js'
+import { ConfigError, loadBillingWorkerConfig, loadControlPlaneConfig, loadGatewayConfig, loadStackConfig, placeholderSecret } from '../src/index.js'
 
 const good = {
   DATABASE_URL: 'postgres://u:p@db:5432/modelgate',
   REDIS_URL: 'redis://cache:6379',
-  CRYPTO_SECRET: 'c'.repeat(32),
-  SESSION_SECRET: 's'.repeat(32)
+  CRYPTO_SECRET: 'cR7x-q2Lw9vT4nK8pZ1mY6bH3sF0gJ5d',
+  SESSION_SECRET: 'sE4m-Pz8Qa1Wk6Nt3Xv9Bc2Ry5Lh0Jd7'
 }
 
 t.test('applies defaults and converts types', async (t) => {
@@ -56,4 +56,45 @@ t.test('npm start needs nothing', async (t) => {
   t.equal(c.DATABASE_URL, undefined)
   t.equal(c.DATA_DIR, './data')
   t.equal(c.PORT, 3000)
+})
+
+t.test('placeholder secrets and passwords stop every service with a message naming the variable', async (t) => {
+  const placeholders = [
+    ['the deploy/ Secret example', 'CHANGE-ME-openssl-rand-base64-48-CHANGE-ME'],
+    ['change-me repeated', 'change-me-change-me-change-me-change-me'],
+    ['changeme', 'changemechangemechangemechangeme'],
+    ['a placeholder', 'placeholder-placeholder-placeholder'],
+    ['one character', 'x'.repeat(40)],
+    ['a repeated pattern', 'abc123'.repeat(8)],
+    ['a run', '0123456789abcdefghijklmnopqrstuvwxyz'],
+    ['a common word and digits', 'secret12345678901234567890123456']
+  ] as const
+  for (const [what, value] of placeholders) {
+    t.ok(placeholderSecret(value), `${what}: a placeholder`)
+    for (const [service, load, name] of [
+      ['gateway', loadGatewayConfig, 'SESSION_SECRET'],
+      ['control-plane', loadControlPlaneConfig, 'CRYPTO_SECRET'],
+      ['billing-worker', loadBillingWorkerConfig, 'CRYPTO_SECRET']
+    ] as const) {
+      const err = t.throws(() => load({ ...good, [name]: value }), `${service}: ${name} ${what} refused`) as ConfigError
+      t.type(err, ConfigError)
+      t.same(err.variables, [name])
+      t.match(err.message, new RegExp(`^Invalid configuration for ${service}: ${name} is a placeholder, not a secret \\(.+\\): set a random value of your own, e\\.g\\. from \`openssl rand -base64 48\``))
+      t.notOk(err.message.includes(value), 'the value is not echoed')
+    }
+  }
+  t.throws(() => loadStackConfig({ SESSION_SECRET: 'change-me-change-me-change-me-change-me' }), ConfigError, 'npm start refuses one too')
+
+  for (const password of ['changeme', 'CHANGE-ME-root', '12345678', 'password1', 'aaaaaaaa', 'abababab']) {
+    const err = t.throws(() => loadControlPlaneConfig({ ...good, INITIAL_ROOT_PASSWORD: password })) as ConfigError
+    t.same(err.variables, ['INITIAL_ROOT_PASSWORD'], `INITIAL_ROOT_PASSWORD ${password.length} characters refused`)
+    t.match(err.message, /INITIAL_ROOT_PASSWORD is a placeholder, not a secret .*`openssl rand -base64 15`/)
+    t.notOk(err.message.includes(password), 'the password is not echoed')
+  }
+
+  for (const value of ['test-session-secret-0123456789abcdef', good.CRYPTO_SECRET, 'q3X0m9KpV7yL2aWc5Ns8Rt1Hd4Gf6Jb0Zu3Ee7Oi']) {
+    t.equal(placeholderSecret(value), undefined, 'a real-looking secret passes')
+    t.equal(loadGatewayConfig({ ...good, SESSION_SECRET: value }).SESSION_SECRET, value)
+  }
+  t.equal(loadControlPlaneConfig({ ...good, INITIAL_ROOT_PASSWORD: 'Init1al-Passw0rd' }).INITIAL_ROOT_PASSWORD, 'Init1al-Passw0rd', 'a chosen password passes')
 })

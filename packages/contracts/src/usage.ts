@@ -49,7 +49,9 @@ export const UsageEvent = Type.Object({
   price: Type.Record(Type.String(), Type.Number()),
   /** Channels tried before the one that answered, for admins. */
   retried_channels: Type.Array(Type.Integer()),
-  error: Type.Optional(Type.Object({ status: Type.Integer(), message: Type.String() }))
+  error: Type.Optional(Type.Object({ status: Type.Integer(), message: Type.String() })),
+  /** W3C trace context of the relay request (only when tracing is on): the settlement span continues its trace. */
+  traceparent: Type.Optional(Type.String({ maxLength: 128 }))
 })
 export type UsageEvent = Static<typeof UsageEvent>
 

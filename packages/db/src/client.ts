@@ -37,5 +37,26 @@ export function createDb (url: string, opts: DbOptions = {}): Kysely<Database> {
   })
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {})
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  pools.set(db, pool)
+  return db
+}
+
+/** The pool figures of a database made by {@link createDb}, for metrics. */
+export interface PoolFigures {
+  /** Connections open (idle or in use). */
+  total: number
+  idle: number
+  /** Queries waiting for a connection. */
+  waiting: number
+  max: number
+}
+
+const pools = new WeakMap<object, pg.Pool>()
+
+/** The pool figures of `db` (made by {@link createDb}); undefined for any other instance. */
+export function poolFigures (db: object): PoolFigures | undefined {
+  const pool = pools.get(db)
+  if (pool === undefined) return undefined
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }
 }

@@ -39,6 +39,20 @@ t.test('applying migrations twice changes nothing', async (t) => {
   t.same(await pendingMigrations(db), [])
 })
 
+t.test('a rollback: an older release starts on a database a newer release migrated; a database missing migrations it knows and having unknown ones is refused', async (t) => {
+  const url = await createTestDatabase(t)
+  const db = createDb(url)
+  t.teardown(() => db.destroy())
+  await migrateToLatest(db)
+  // What a newer release would leave behind: a migration this build does not know.
+  await sql`insert into kysely_migration (name, timestamp) values ('2099_01_01_000000_from_a_newer_release', now()::text)`.execute(db)
+  const outcome = await migrateToLatest(db)
+  t.same(outcome, { applied: [], newer: ['2099_01_01_000000_from_a_newer_release'] }, 'starts, and says the database is newer')
+  const last = migrationNames.at(-1)!
+  await sql`delete from kysely_migration where name = ${last}`.execute(db)
+  await t.rejects(migrateToLatest(db), /does not know .*2099_01_01_000000_from_a_newer_release.* lacks some it knows .*/, 'unknown and missing at once: refused with both lists')
+})
+
 t.test('several replicas migrating at once do not conflict', async (t) => {
   const url = await createTestDatabase(t)
   const replicas = Array.from({ length: 4 }, () => createDb(url, { max: 2 }))

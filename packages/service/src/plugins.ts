@@ -2,6 +2,8 @@ import { createDb, type Database, ensureLogPartitions, type Kysely, migrateToLat
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Redis } from 'ioredis'
+import { trackPool, trackRedis } from './metrics.js'
+import { checkRedisDurability, REDIS_CLUSTER_REFUSED, redisOptions, type RedisTarget } from './redis.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,10 +25,12 @@ export interface DbPluginOptions {
 /** Decorates `app.db` (Kysely over a pg pool); migrates first when asked; closes the pool on close. */
 export const dbPlugin = fp(async (app: FastifyInstance, opts: DbPluginOptions) => {
   const db = createDb(opts.url, { max: opts.max, applicationName: opts.applicationName })
-  app.addHook('onClose', async () => await db.destroy())
+  const untrack = trackPool(db)
+  app.addHook('onClose', async () => { untrack(); await db.destroy() })
   if (opts.migrate) {
-    const { applied } = await migrateToLatest(db)
+    const { applied, newer } = await migrateToLatest(db)
     if (applied.length > 0) app.log.info({ applied }, 'database migrations applied')
+    if (newer.length > 0) app.log.warn({ newer }, 'the database was migrated by a newer release (a rollback?): running on its schema')
     await ensureLogPartitions(db)
   }
   app.decorate('db', db)
@@ -53,7 +57,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2_000
  * about two seconds, never hangs).
  */
 export const redisPlugin = fp(async (app: FastifyInstance, opts: RedisPluginOptions) => {
-  const redis = new Redis(opts.url, {
+  const redis = new Redis({
+    ...redisOptions(opts.url),
     keyPrefix: opts.keyPrefix,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,
@@ -65,14 +70,43 @@ export const redisPlugin = fp(async (app: FastifyInstance, opts: RedisPluginOpti
   // Commands wait for the first connection (the service starts while Redis comes up); once it
   // has been up, a command issued while it is away fails at once instead of waiting in the
   // offline queue for the next reconnection attempt (seconds): the relay answers 503 at once.
-  redis.once('ready', () => { redis.options.enableOfflineQueue = false })
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = false
+    void reportRedisDurability(app, redis)
+  })
   // Not awaited: a service starts (and reports not ready) while Redis is down, then recovers.
   redis.connect().catch(() => {})
+  const untrack = trackRedis(redis)
   app.addHook('onClose', async () => {
+    untrack()
     await redis.quit().catch(() => redis.disconnect())
   })
   app.decorate('redis', redis)
 }, { name: 'redis', fastify: '5.x' })
+
+/** Redis connections found to be Redis Cluster nodes: their readiness check fails. */
+const refusedRedis = new WeakSet<Redis>()
+
+/**
+ * Once per connection, at start: warns when Redis may lose the usage queue (eviction policy,
+ * persistence off), says what to check by hand when CONFIG is disabled (managed Redis), and
+ * refuses a Redis Cluster node (logged, and /readyz fails).
+ */
+async function reportRedisDurability (app: FastifyInstance, redis: Redis): Promise<void> {
+  try {
+    const found = await checkRedisDurability(redis)
+    if (found.cluster) {
+      refusedRedis.add(redis)
+      app.log.error(REDIS_CLUSTER_REFUSED)
+    }
+    if (found.unreadable !== undefined) {
+      app.log.info({ reason: found.unreadable }, 'cannot read the Redis configuration (CONFIG disabled?): make sure maxmemory-policy is noeviction and persistence (AOF) is on, or usage events not yet settled can be lost')
+    }
+    for (const warning of found.warnings) app.log.warn({ redis: { maxmemoryPolicy: found.maxmemoryPolicy, appendonly: found.appendonly, save: found.save } }, warning)
+  } catch (err) {
+    app.log.info({ err }, 'could not check the Redis configuration')
+  }
+}
 
 async function withTimeout<T> (p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
@@ -106,7 +140,10 @@ export const healthPlugin = fp(async (app: FastifyInstance, opts: HealthPluginOp
   let migrated = false
   const checks: Record<string, ReadinessCheck> = {
     postgres: async () => await pingDb(app.db),
-    redis: async () => { await app.redis.ping() },
+    redis: async () => {
+      if (refusedRedis.has(app.redis)) throw new Error(REDIS_CLUSTER_REFUSED)
+      await app.redis.ping()
+    },
     migrations: async () => {
       if (migrated) return
       const pending = await pendingMigrations(app.db)
@@ -150,18 +187,9 @@ export const healthPlugin = fp(async (app: FastifyInstance, opts: HealthPluginOp
 }, { name: 'health', fastify: '5.x', dependencies: ['db', 'redis'] })
 
 /**
- * Connection options for BullMQ from a redis:// URL. BullMQ needs options rather than a shared
+ * Connection options for BullMQ from REDIS_URL (see {@link redisOptions}: one server or Sentinel). BullMQ needs options rather than a shared
  * ioredis instance (it opens its own blocking connections, and a shared one keeps the process alive).
  */
-export function bullConnection (url: string): { host: string, port: number, username?: string, password?: string, db: number, tls?: object, maxRetriesPerRequest: null } {
-  const u = new URL(url)
-  return {
-    host: u.hostname,
-    port: u.port === '' ? 6379 : Number(u.port),
-    ...(u.username === '' ? {} : { username: decodeURIComponent(u.username) }),
-    ...(u.password === '' ? {} : { password: decodeURIComponent(u.password) }),
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-    maxRetriesPerRequest: null
-  }
+export function bullConnection (url: string): RedisTarget & { maxRetriesPerRequest: null } {
+  return { ...redisOptions(url), maxRetriesPerRequest: null }
 }

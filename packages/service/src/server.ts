@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { loggerOptions } from '@modelgate/logger'
 import { openAIClientErrorHandler } from './client-errors.js'
+import { httpMetricsPlugin, type MetricsServer, startMetricsServer } from './metrics.js'
 import { lazyRequestLogger } from './request-logger.js'
+import { startTracing, stopTracing } from './tracing.js'
+import { listenWhileStarting, migrateDatabase, type StartingServer } from './startup.js'
 import { buildValidator } from './validation.js'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -11,6 +14,15 @@ export interface CommonServiceConfig {
   LOG_LEVEL: string
   HOST: string
   SHUTDOWN_GRACE_MS: number
+  /** Port of the separate /metrics listener (bound to HOST); 0 or absent = none. */
+  METRICS_PORT?: number
+  /** OTLP/HTTP collector URL; empty or absent = tracing off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string
+  OTEL_SERVICE_NAME?: string
+  DATABASE_URL: string
+  /** A direct connection for migrations (the advisory lock needs a session); DATABASE_URL when unset. */
+  MIGRATE_DATABASE_URL?: string | undefined
+  MIGRATE_ON_START: boolean
 }
 
 /** What {@link runService} needs to know about a service. */
@@ -24,6 +36,8 @@ export interface RunServiceOptions<C extends CommonServiceConfig> {
   /** Take X-Request-Id from the caller (internal services only). */
   trustRequestId: boolean
   fastify?: (config: Readonly<C>) => FastifyServerOptions
+  /** Body (the service's error shape) of the 503 other routes get while migrations run. */
+  unavailable?: () => unknown
 }
 
 /** How long a client has to send a whole request, head and body (Node's requestTimeout). */
@@ -77,7 +91,9 @@ export function fastifyOptions (service: string, logLevel: string, opts: Fastify
 }
 
 /**
- * Builds the service, listens, and closes it gracefully on SIGTERM or SIGINT: stop accepting,
+ * Listens, applies migrations when MIGRATE_ON_START (meanwhile /healthz answers 200, /readyz 503
+ * `migrating`, other routes 503), builds the service, serves it on the same port, and closes it
+ * gracefully on SIGTERM or SIGINT: stop accepting,
  * finish in-flight requests and jobs (onClose hooks), close pools, exit 0. A second signal, or
  * the grace period running out, exits at once with code 1.
  */
@@ -90,7 +106,10 @@ export async function runService<C extends CommonServiceConfig> (opts: RunServic
     process.stderr.write(`${opts.service}: ${(err as Error).message}\n`)
     process.exit(1)
   }
+  await startTracing(opts.service, config)
   const app = Fastify({ ...fastifyOptions(opts.service, config.LOG_LEVEL, { trustRequestId: opts.trustRequestId }), ...opts.fastify?.(config) })
+  let metrics: MetricsServer | undefined
+  app.addHook('onClose', async () => { await metrics?.close() })
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) {
@@ -104,7 +123,7 @@ export async function runService<C extends CommonServiceConfig> (opts: RunServic
       process.exit(1)
     }, config.SHUTDOWN_GRACE_MS)
     timer.unref()
-    app.close().then(() => {
+    app.close().then(stopTracing).then(() => {
       app.log.info('stopped')
       process.exit(0)
     }, (err: unknown) => {
@@ -115,13 +134,33 @@ export async function runService<C extends CommonServiceConfig> (opts: RunServic
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 
+  // A deep accept queue: thousands of clients connecting at once (streams held open for
+  // minutes) overflow Node's default of 511 and get reset by the kernel.
+  const listenOptions = { host: config.HOST, port: opts.port(config), backlog: 4096 }
+  let starting: StartingServer | undefined
   try {
-    await opts.register(app, config)
-    // A deep accept queue: thousands of clients connecting at once (streams held open for
-    // minutes) overflow Node's default of 511 and get reset by the kernel.
-    await app.listen({ host: config.HOST, port: opts.port(config), backlog: 4096 })
+    if (config.MIGRATE_ON_START) {
+      // Listen, then migrate: a migration may take minutes (a large logs table), and an
+      // orchestrator must see a live process (/healthz 200) that is not ready (/readyz 503
+      // `migrating`) meanwhile, not a closed port it kills. The service's routes are built
+      // only once the schema is current, then take the port over.
+      starting = await listenWhileStarting({ ...listenOptions, unavailable: opts.unavailable })
+      await migrateDatabase(config.MIGRATE_DATABASE_URL ?? config.DATABASE_URL, `${opts.service}-migrate`, app.log)
+    }
+    await app.register(httpMetricsPlugin)
+    // Migrated above (or not asked to): the service's own plugins need not.
+    await opts.register(app, { ...config, MIGRATE_ON_START: false })
+    // Metrics on a listener of their own (METRICS_PORT), never on the service's public port.
+    if ((config.METRICS_PORT ?? 0) > 0) {
+      metrics = await startMetricsServer(config.HOST, config.METRICS_PORT!)
+      app.log.info({ port: metrics.port }, 'metrics listening')
+    }
+    await app.ready()
+    await starting?.close()
+    await app.listen(listenOptions)
   } catch (err) {
     app.log.fatal({ err }, 'failed to start')
+    await starting?.close().catch(() => {})
     await app.close().catch(() => {})
     process.exit(1)
   }

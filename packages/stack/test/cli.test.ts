@@ -83,6 +83,16 @@ t.test('migrate --help prints the usage and applies nothing; migrate status list
   t.match(after.stdout, /pending \(0\):/, 'none pending')
   t.match(after.stdout, /add_task_billing {2}\d{4}-\d\d-\d\dT/, 'applied ones with when they ran')
 
+  t.notMatch(after.stdout, /unknown to this build/, 'nothing unknown')
+
+  // A newer release migrated this database: its migration is listed apart.
+  const db2 = createDb(url, { max: 1 })
+  await sql`insert into kysely_migration (name, timestamp) values ('2099_01_01_000000_from_the_future', now()::text)`.execute(db2)
+  await db2.destroy()
+  const newer = await run(MIGRATE, ['status'], { DATABASE_URL: url })
+  t.equal(newer.code, 0, 'status with a migration of a newer release: exit 0')
+  t.match(newer.stdout, /applied but unknown to this build, from a newer release \(1\):\n {2}2099_01_01_000000_from_the_future/, 'listed as unknown to this build')
+
   const down = await run(MIGRATE, ['status'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' })
   t.equal(down.code, 1, 'status without a reachable database: exit 1')
   t.match(down.stderr, /ECONNREFUSED/, 'with the connection error')

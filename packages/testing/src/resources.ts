@@ -88,6 +88,8 @@ export async function createServiceEnv (t: Teardown, extra: Record<string, strin
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: redis.keyPrefix,
     LOG_LEVEL: 'silent',
+    // No metrics listener on the default ports: tests run many services at once.
+    METRICS_PORT: '0',
     ...TEST_SECRETS,
     ...extra
   }

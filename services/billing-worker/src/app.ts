@@ -10,7 +10,7 @@ export interface BillingWorkerOptions {
 
 /** The billing worker: BullMQ consumers plus /healthz and /readyz for the orchestrator. */
 async function billingWorker (app: FastifyInstance, { config }: BillingWorkerOptions) {
-  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', migrate: config.MIGRATE_ON_START })
+  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'billing-worker', max: config.PG_POOL_MAX, migrate: config.MIGRATE_ON_START })
   // A batch's reservations are settled by commands issued together: one write, not one per event.
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, autoPipelining: true })
   await app.register(outboundPlugin, { config })

@@ -23,6 +23,7 @@ import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
 import { taskLeaseMs, taskPollJob } from './jobs/task-poll/definition.js'
 import { run as runTaskPoll } from './jobs/task-poll/handler.js'
 import { schedulePeriodicJobs } from './periodic/index.js'
+import { channelsAutoDisabled, eventsFailed, reconcileCorrections, setUsageQueueCounts, tasksPolled, tasksRefunded } from './metrics.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -72,14 +73,21 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
     switch (job.name) {
       case logPartitionsJob.name:
         return await runLogPartitions(job, { db: app.db })
-      case reconcileBalancesJob.name:
-        return await runReconcile({ db: app.db, quota, usageBacklog, ...(opts.orphanAfterMs === undefined ? {} : { orphanAfterMs: opts.orphanAfterMs }) })
+      case reconcileBalancesJob.name: {
+        const result = await runReconcile({ db: app.db, quota, usageBacklog, ...(opts.orphanAfterMs === undefined ? {} : { orphanAfterMs: opts.orphanAfterMs }) })
+        reconcileCorrections.inc({ kind: 'repaired' }, result.repaired)
+        reconcileCorrections.inc({ kind: 'orphan' }, result.orphans)
+        return result
+      }
       case pruneSettlementsJob.name:
         return await runPrune({ db: app.db })
       case logRetentionJob.name:
         return await runLogRetention({ db: app.db, options })
-      case channelTestsJob.name:
-        return await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box, options, log: app.log, outbound: app.outbound })
+      case channelTestsJob.name: {
+        const result = await runChannelTests({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix, box, options, log: app.log, outbound: app.outbound })
+        channelsAutoDisabled.inc({ source: 'channel_test' }, result.disabled)
+        return result
+      }
       default:
         throw new UnrecoverableError(`unknown maintenance job ${job.name}`)
     }
@@ -112,15 +120,27 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   const settle = async (e: SettlementInput, writeLog: boolean) => await batcher.settle(e, writeLog)
   const settler = new Worker(settleUsageJob.queue, async (job: Job) => await runSettleUsage(job, { db: app.db, quota, options, remind, settle }),
     { connection, prefix: opts.prefix, concurrency: settleUsageJob.concurrency, lockDuration: opts.lockMs, stalledInterval: opts.lockMs, settings: { backoffStrategy: cappedBackoff } })
-  settler.on('failed', (job, err) => app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed'))
+  settler.on('failed', (job, err) => {
+    const events = (job?.data as { events?: unknown } | undefined)?.events
+    const final = err.name === 'UnrecoverableError' || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1))
+    eventsFailed.inc({ final: final ? 'yes' : 'no' }, Array.isArray(events) ? events.length : 1)
+    app.log.error({ err, request_id: job?.id, attempts: job?.attemptsMade }, 'usage settlement failed')
+  })
+  setUsageQueueCounts(async () => await usageQueue.getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'))
   settler.on('error', (err) => app.log.warn({ err }, 'settlement worker error'))
 
   // Task polling has a queue and worker of its own: a long channel test never holds it up.
   const taskQueue = new Queue(taskPollJob.queue, { connection, prefix: opts.prefix })
   const taskEveryMs = opts.taskPollEveryMs ?? 15_000
-  const taskWorker = new Worker(taskPollJob.queue, async () => await runTaskPoll({
-    db: app.db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: opts.taskTimeoutMs ?? 6 * 3_600_000, leaseMs: taskLeaseMs(taskEveryMs), outbound: app.outbound, log: app.log
-  }), { connection, prefix: opts.prefix, concurrency: 1, lockDuration: taskLeaseMs(taskEveryMs) })
+  const taskWorker = new Worker(taskPollJob.queue, async () => {
+    const result = await runTaskPoll({
+      db: app.db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: opts.taskTimeoutMs ?? 6 * 3_600_000, leaseMs: taskLeaseMs(taskEveryMs), outbound: app.outbound, log: app.log
+    })
+    tasksPolled.inc(result.polled)
+    tasksRefunded.inc({ reason: 'failed' }, result.refunded)
+    tasksRefunded.inc({ reason: 'timed_out' }, result.timedOut)
+    return result
+  }, { connection, prefix: opts.prefix, concurrency: 1, lockDuration: taskLeaseMs(taskEveryMs) })
   taskWorker.on('failed', (job, err) => app.log.error({ err, job: job?.name }, 'task poll failed'))
   taskWorker.on('error', (err) => app.log.warn({ err }, 'task worker error'))
 
@@ -141,6 +161,7 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
   app.addHook('onClose', async () => { app.redis.off('ready', onRedisReady) })
   app.addHook('onClose', async () => {
     // close() waits for the jobs in hand to finish before returning.
+    setUsageQueueCounts(undefined)
     await Promise.all([worker.close(), settler.close(), taskWorker.close()])
     await queue.close()
     await taskQueue.close()

@@ -66,7 +66,7 @@ export interface ControlPlaneOptions {
 /** The whole control plane as one plugin: `/api` for the console, and the console itself. */
 async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptions) {
   const startTime = Math.floor(Date.now() / 1000)
-  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', migrate: config.MIGRATE_ON_START })
+  await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', max: config.PG_POOL_MAX, migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})
   await app.register(outboundPlugin, { config })

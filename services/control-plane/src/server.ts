@@ -1,5 +1,5 @@
 import { loadControlPlaneConfig } from '@modelgate/config'
-import { runService } from '@modelgate/service'
+import { runService, trustProxyOption } from '@modelgate/service'
 import controlPlane from './app.js'
 
 await runService({
@@ -7,6 +7,7 @@ await runService({
   loadConfig: loadControlPlaneConfig,
   port: (config) => config.CONTROL_PLANE_PORT,
   trustRequestId: true,
-  fastify: (config) => ({ trustProxy: config.TRUST_PROXY }),
+  fastify: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
+  unavailable: () => ({ success: false, message: 'The service is temporarily unavailable, please try again shortly' }),
   register: async (app, config) => { await app.register(controlPlane, { config }) }
 })

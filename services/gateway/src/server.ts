@@ -14,6 +14,8 @@ await runService({
   port: (config) => config.PORT,
   trustRequestId: false,
   fastify: (config) => ({ trustProxy: gatewayTrustProxy(config) }),
+  // While migrations run at start, in OpenAI's error shape like every relay refusal.
+  unavailable: () => ({ error: { message: 'The gateway is starting (applying database migrations), please try again shortly', type: 'service_unavailable', code: 'starting' } }),
   register: async (app, config) => {
     limitHeapGrowth(config.HEAP_GROWTH_PERCENT)
     await app.register(gateway, { config })

@@ -1,6 +1,7 @@
 import { recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import type { ClassifiedFailure } from '@modelgate/providers'
 import { RelayError, RM } from './errors.js'
+import { channelsAutoDisabled } from './metrics.js'
 import type { RelayDeps } from './pipeline.js'
 import { pickKey, type RelayChannel, type RelayKey } from './state.js'
 
@@ -204,6 +205,7 @@ async function disableKey (deps: RelayDeps, channel: RelayChannel, key: RelayKey
 async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: string): Promise<void> {
   if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) return
   if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: 1, to: 3, reason })) return
+  channelsAutoDisabled.inc({ source: 'relay' })
   channel.status = 3
   await deps.state.loadRouting()
   await deps.publishChannelChange(channel.id)

@@ -4,10 +4,12 @@ import type { Database, Kysely } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import { adaptorFor, type ClassifiedFailure, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, Lease, QuotaStore, ReserveOutcome } from '@modelgate/quota'
+import { type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf, tracing } from '@modelgate/service'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
 import { type Caller, checkModel } from './auth.js'
 import { RelayError, RM } from './errors.js'
+import { countRefusal, countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind, reservationsAdmitted } from './metrics.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
 import { channelConfig, type RelayChannel, type RelayState } from './state.js'
@@ -98,6 +100,32 @@ export interface InboundOptions {
 }
 
 export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions = {}): Promise<void> {
+  // Metrics always (a clock read and one histogram observation); a span only with tracing on.
+  const began = performance.now()
+  const span = tracing.enabled ? startSpan('relay', undefined, SpanKind.SERVER) : undefined
+  // Refused until admitted; then the usage event's outcome (success, failed, aborted).
+  span?.setAttribute('modelgate.outcome', 'refused')
+  let status = 500
+  try {
+    await relayRequest(deps, req, reply, endpoint, caller, opts, span)
+    status = reply.statusCode
+  } catch (err) {
+    status = err instanceof RelayError ? err.status : (err as { statusCode?: number }).statusCode ?? 500
+    throw err
+  } finally {
+    const body = req.body as { stream?: unknown } | null | undefined
+    const stream = opts.stream ?? (typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && body.stream === true)
+    observeRelay(endpoint, status, stream, (performance.now() - began) / 1000)
+    if (span !== undefined) {
+      span.setAttribute('modelgate.endpoint', endpoint)
+      span.setAttribute('http.response.status_code', status)
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+      span.end()
+    }
+  }
+}
+
+async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions, span: Span | undefined): Promise<void> {
   const format = opts.format ?? 'openai'
   const startedAt = Date.now()
   const { state } = deps
@@ -118,6 +146,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     model = opts.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined)
   }
   if (model === undefined || model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
+  span?.setAttribute('modelgate.model', model)
   checkModel(caller, model, state.usableGroups)
   const stream = opts.stream ?? body?.['stream'] === true
   const inbound: Inbound = { format, endpoint, stream, streamMode: opts.streamMode, model, body, raw, headers: forwardedHeaders(req, format) }
@@ -152,14 +181,15 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
   const { token, user } = caller.record
-  const lease = await admit(deps, req, caller, { amount: reserved, tokens: estimatedPrompt, group })
+  const lease = await admit(deps, req, caller, { amount: reserved, tokens: estimatedPrompt, group }, span)
 
   // Admitted: from here on exactly one usage event, whatever happens.
   deps.usage.expect()
   const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, clientLeft: false, firstByteAt: 0, countedCompletion: 0 }
   try {
-    await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt })
+    await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt, span })
   } finally {
+    if (outcome.firstByteAt > 0) observeFirstByte(endpoint, stream, (outcome.firstByteAt - startedAt) / 1000)
     const billable = outcome.answered || outcome.aborted
     // Without the upstream's usage, the bill is counted exactly (never the reservation's estimate).
     const count = outcome.usage === undefined && billable ? await exactCounter() : undefined
@@ -201,6 +231,12 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
       ...(outcome.error === undefined ? {} : { error: outcome.error })
     }
+    if (span !== undefined) {
+      // The worker's settlement span continues this trace.
+      event.traceparent = traceparentOf(span)
+      span.setAttribute('modelgate.channel_id', event.channel_id)
+      span.setAttribute('modelgate.outcome', event.outcome)
+    }
     // Not awaited: the publisher holds the event (never rejecting; close() drains it), so the
     // request's own objects are free at once rather than living on through the batch window.
     void deps.usage.publish(event)
@@ -214,7 +250,7 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
  * Returns the lease to release once the request is over. From here on the caller owes exactly
  * one usage event.
  */
-export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: { amount: number, tokens: number, group: string }): Promise<Lease | undefined> {
+export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: { amount: number, tokens: number, group: string }, parent?: Span): Promise<Lease | undefined> {
   const { token, user } = caller.record
   // Cached records written before these limits existed have none (|| 0).
   const limits: AdmissionLimits = {
@@ -224,6 +260,8 @@ export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Calle
     tokenTpm: token.tpmLimit || 0,
     tokens: r.tokens
   }
+  // A child span of the relay request's (tracing on only).
+  const span = parent === undefined ? undefined : startSpan('quota.reserve', parent)
   let admitted: ReserveOutcome
   try {
     admitted = await deps.quota.reserve({
@@ -240,13 +278,22 @@ export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Calle
   } catch (err) {
     // Fail closed: never admit against per-process counters (DESIGN.md, "Redis unreachable").
     req.log.error({ err }, 'quota reservation failed')
+    countRefusal('redis_down')
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: 'quota store unavailable' })
+    span?.end()
     throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
   }
+  if (span !== undefined) {
+    span.setAttribute('modelgate.admitted', admitted.ok)
+    span.end()
+  }
   if (!admitted.ok) {
+    countRefusal(admitted.reason)
     if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, r.group)
     if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
     throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
   }
+  reservationsAdmitted.inc()
   return admitted.lease
 }
 
@@ -316,6 +363,8 @@ interface CallPlan {
   pinned?: RelayChannel
   group: string
   outcome: Outcome
+  /** The relay request's span (tracing on): the upstream calls are its children. */
+  span?: Span | undefined
 }
 
 async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, plan: CallPlan): Promise<void> {
@@ -342,12 +391,17 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       outcome.upstreamModel = call.req.model
       const relayReq: RelayRequest = call.req
       const config = channelConfig(channel, key)
+      const upSpan = plan.span === undefined ? undefined : startSpan('upstream', plan.span, SpanKind.CLIENT)
+      upSpan?.setAttribute('modelgate.channel_id', channel.id)
       try {
         // A refusal: the upstream's non-2xx answer, or the channel's credentials refused while authorizing.
         let refused: { status: number, text: string, failure: ClassifiedFailure } | undefined
         let res: UpstreamResponse | undefined
+        const sentAt = performance.now()
         try {
           res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+          observeUpstream(channel.id, (performance.now() - sentAt) / 1000)
+          upSpan?.setAttribute('http.response.status_code', res.status)
           if (deps.inFlight !== undefined) {
             calls.push(res)
             deps.inFlight.add(res)
@@ -358,6 +412,9 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           if (err instanceof CredentialError) {
             refused = { status: err.status, text: '', failure: err.failure() }
           } else {
+            observeUpstream(channel.id, (performance.now() - sentAt) / 1000)
+            countUpstreamError(channel.id, failureKind(err))
+            upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream unreachable or timed out' })
             req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
             attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
             continue
@@ -380,6 +437,8 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         if (refused !== undefined || res === undefined) {
           const { status, text, failure } = refused ?? { status: 502, text: '', failure: { action: 'retry', message: 'no answer' } satisfies ClassifiedFailure }
           req.log.warn({ channel: channel.id, status, action: failure.action }, 'upstream refused')
+          countUpstreamError(channel.id, refusalKind(status))
+          upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: `refused ${status}` })
           if (await attempts.refused(status, failure) === 'client') {
             outcome.error = { status, message: failure.message }
             await reply.code(mappedStatus(channel, status)).header('content-type', 'application/json; charset=utf-8')
@@ -391,6 +450,8 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         if (answer === undefined) {
           const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
+            countUpstreamError(channel.id, 'read_failed')
+            upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'stream ended before any data' })
             attempts.lost({ status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' })
             continue
           }
@@ -406,7 +467,11 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       } catch (err) {
         if (clientGone.aborted) { outcome.clientLeft = true; return }
         req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
+        countUpstreamError(channel.id, 'read_failed')
+        upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream answer could not be read' })
         attempts.lost({ status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' })
+      } finally {
+        upSpan?.end()
       }
     }
     throw attempts.finalError(outcome)

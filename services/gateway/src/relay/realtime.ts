@@ -14,6 +14,7 @@ import { authenticate, type Caller, checkModel, extractKey } from './auth.js'
 import type { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
 import { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
+import { countRefusal, reservationsAdmitted } from './metrics.js'
 import { channelConfig, type RelayChannel } from './state.js'
 
 /** What the realtime relay needs besides the HTTP pipeline's dependencies. */
@@ -217,6 +218,19 @@ const holdId = (sessionId: string, n: number): string => `${sessionId}.${n}`
 
 async function reserve (deps: RealtimeDeps, a: Pick<Admission, 'caller'>, requestId: string, amount: number, limits?: AdmissionLimits): Promise<ReserveOutcome> {
   const { token, user } = a.caller.record
+  let out: ReserveOutcome
+  try {
+    out = await reserveIn(deps, requestId, token, user, amount, limits)
+  } catch (err) {
+    countRefusal('redis_down')
+    throw err
+  }
+  if (out.ok) reservationsAdmitted.inc()
+  else countRefusal(out.reason)
+  return out
+}
+
+async function reserveIn (deps: RealtimeDeps, requestId: string, token: Admission['caller']['record']['token'], user: Admission['caller']['record']['user'], amount: number, limits?: AdmissionLimits): Promise<ReserveOutcome> {
   return await deps.quota.reserve({
     requestId,
     userId: user.id,

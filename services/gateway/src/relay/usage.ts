@@ -1,6 +1,7 @@
 import { USAGE_BATCH_JOB, USAGE_QUEUE, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
 import { Queue } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
+import { trackUsageBuffer, usageEventsLost, usageEventsPublished } from './metrics.js'
 
 /** How the publisher groups events: at most `max` per job, none held longer than `waitMs`. */
 export interface UsageBatching { max: number, waitMs: number }
@@ -35,12 +36,21 @@ export class UsagePublisher {
   #held = 0
   readonly #maxHeld: number
   #closing = false
+  /** Events of the batches being sent. */
+  #sendingEvents = 0
+  readonly #untrack: () => void
 
   constructor (connection: object, prefix: string, log: FastifyBaseLogger, batching: UsageBatching = DEFAULT_BATCHING, maxHeld = MAX_HELD_EVENTS) {
     this.queue = new Queue(USAGE_QUEUE, { connection, prefix })
     this.#log = log
     this.#batching = batching
     this.#maxHeld = maxHeld
+    this.#untrack = trackUsageBuffer(this)
+  }
+
+  /** Events in memory not yet on the queue: batching, or being sent (not counting the held ones). */
+  get pendingEvents (): number {
+    return this.#buffer.length + this.#sendingEvents - this.#held
   }
 
   /** Events held in memory because the queue did not answer. */
@@ -75,7 +85,9 @@ export class UsagePublisher {
     const batch = this.#buffer
     this.#buffer = []
     if (batch.length === 0) return
+    this.#sendingEvents += batch.length
     const sending = this.#send(batch.map((b) => b.event)).finally(() => {
+      this.#sendingEvents -= batch.length
       this.#sending.delete(sending)
       for (const b of batch) b.done()
     })
@@ -99,6 +111,7 @@ export class UsagePublisher {
             removeOnComplete: 1000,
             removeOnFail: false
           })
+          usageEventsPublished.inc(events.length)
           return
         } catch (err) {
           // Redis away (REL-36): after 5 attempts the events stay in memory and are sent again
@@ -112,6 +125,7 @@ export class UsagePublisher {
           }
           if (this.#closing && held) lastTries--
           if ((attempt >= 5 && !held) || lastTries <= 0) {
+            usageEventsLost.inc(events.length)
             for (const event of events) this.#log.error({ err, usage_event: event }, 'usage event could not be queued')
             return
           }
@@ -132,6 +146,7 @@ export class UsagePublisher {
   async close (): Promise<void> {
     this.#closing = true
     await this.drain()
+    this.#untrack()
     await this.queue.close()
   }
 }

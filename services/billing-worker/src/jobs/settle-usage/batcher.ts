@@ -1,5 +1,6 @@
 import type { Database, Kysely, SettledUser, SettlementInput } from '@modelgate/db'
 import { settleUsage, settleUsageBatch } from '@modelgate/db'
+import { settlementBatchDuration, settlementBatchEvents } from '../../metrics.js'
 
 interface Pending {
   event: SettlementInput
@@ -48,8 +49,11 @@ export class SettlementBatcher {
     for (const writeLog of [true, false]) {
       const part = batch.filter((p) => p.writeLog === writeLog)
       if (part.length === 0) continue
+      const began = performance.now()
+      settlementBatchEvents.inc(part.length)
       try {
         const settled = await settleUsageBatch(this.#db, part.map((p) => p.event), { writeLog })
+        settlementBatchDuration.observe((performance.now() - began) / 1000)
         for (const p of part) p.resolve(settled.get(p.event.request_id))
       } catch {
         await Promise.all(part.map(async (p) => {

@@ -1,8 +1,10 @@
 import { type OptionValues, UsageEvent } from '@modelgate/contracts'
 import { type Database, type Kysely, type SettledUser, type SettlementInput, settleUsage } from '@modelgate/db'
 import type { QuotaStore } from '@modelgate/quota'
+import { contextOf, type Span, SpanKind, SpanStatusCode, startSpan, tracing } from '@modelgate/service'
 import { type Job, UnrecoverableError } from 'bullmq'
 import { Compile } from 'typebox/compile'
+import { eventsSettled, settlementLag } from '../../metrics.js'
 
 export interface SettleDeps {
   db: Kysely<Database>
@@ -34,6 +36,30 @@ function malformed (data: unknown): string {
  * events settled and Redis gets its corrections.
  */
 async function settleAll (events: readonly UsageEvent[], options: OptionValues, deps: SettleDeps): Promise<SettleOutcome[]> {
+  if (!tracing.enabled) return await settleEvents(events, options, deps)
+  // Each event's settlement continues the trace of its relay request (its traceparent).
+  const spans = events.map((e) => e.traceparent === undefined ? undefined : startSpan('usage.settle', contextOf(e.traceparent), SpanKind.CONSUMER))
+  try {
+    const outcomes = await settleEvents(events, options, deps)
+    outcomes.forEach((o, i) => spans[i]?.setAttribute('modelgate.settled', o.settled))
+    return outcomes
+  } catch (err) {
+    for (const span of spans) span?.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message })
+    throw err
+  } finally {
+    events.forEach((e, i) => endSettleSpan(spans[i], e))
+  }
+}
+
+function endSettleSpan (span: Span | undefined, e: UsageEvent): void {
+  if (span === undefined) return
+  span.setAttribute('modelgate.request_id', e.request_id)
+  span.setAttribute('modelgate.channel_id', e.channel_id)
+  span.setAttribute('modelgate.quota', e.quota)
+  span.end()
+}
+
+async function settleEvents (events: readonly UsageEvent[], options: OptionValues, deps: SettleDeps): Promise<SettleOutcome[]> {
   const writeLog = options.bool('LogConsumeEnabled')
   const settled = await Promise.allSettled(events.map(async (event) => deps.settle !== undefined
     ? await deps.settle(event, writeLog)
@@ -46,6 +72,12 @@ async function settleAll (events: readonly UsageEvent[], options: OptionValues, 
   if (failure !== undefined) throw failure.reason
   const users = settled.map((r) => (r as PromiseFulfilledResult<SettledUser | undefined>).value)
   const threshold = options.num('QuotaRemindThreshold')
+  const now = Date.now() / 1000
+  for (let i = 0; i < events.length; i++) {
+    if (users[i] === undefined) continue
+    eventsSettled.inc()
+    settlementLag.observe(Math.max(0, now - events[i]!.created_at))
+  }
   return await Promise.all(events.map(async (event, i) => {
     const user = users[i]
     if (user !== undefined && deps.remind !== undefined && event.quota > 0 && user.email !== '' && user.quota < threshold &&

@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { poolFigures } from '@modelgate/db'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/**
+ * The process's one metrics registry: Node's default metrics (event loop lag, GC, heap, CPU,
+ * file descriptors) plus every metric the services define through {@link counter},
+ * {@link gauge} and {@link histogram}. Served by {@link startMetricsServer}, never on a public port.
+ */
+export const metricsRegistry = new Registry()
+collectDefaultMetrics({ register: metricsRegistry })
+
+/** Buckets (seconds) of request and call durations: 5 ms to 5 minutes (streams last minutes). */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+
+/** A counter in {@link metricsRegistry}. Label values must come from small fixed sets. */
+export function counter<L extends string = never> (name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+  return new Counter<L>({ name, help, labelNames, registers: [metricsRegistry] })
+}
+
+/** A gauge in {@link metricsRegistry}; `collect` (optional) sets it when scraped. */
+export function gauge<L extends string = never> (name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
+  return new Gauge<L>({ name, help, labelNames, registers: [metricsRegistry], ...(collect === undefined ? {} : { collect }) })
+}
+
+/** A histogram in {@link metricsRegistry}, {@link DURATION_BUCKETS} unless told. */
+export function histogram<L extends string = never> (name: string, help: string, labelNames: readonly L[] = [], buckets: number[] = DURATION_BUCKETS): Histogram<L> {
+  return new Histogram<L>({ name, help, labelNames, buckets, registers: [metricsRegistry] })
+}
+
+/** `200` -> `'2xx'`: a status class label (bounded). */
+export function statusClass (status: number): string {
+  return STATUS_CLASSES[Math.trunc(status / 100)] ?? 'other'
+}
+const STATUS_CLASSES = ['other', '1xx', '2xx', '3xx', '4xx', '5xx']
+
+const httpDuration = histogram('modelgate_http_request_duration_seconds',
+  'HTTP requests by method, route pattern (never the raw URL) and status code: time from routing to the end of the response',
+  ['method', 'route', 'status'])
+const UNMATCHED = '(unmatched)'
+
+/**
+ * Records every request of the instance in `modelgate_http_request_duration_seconds`, labelled by
+ * method, route pattern (`/v1beta/models/*`, not the URL the client sent; requests no route
+ * matched share one label) and status. One hook at the end of the response; the duration is
+ * Fastify's own (reply.elapsedTime), so nothing is timed twice.
+ */
+export const httpMetricsPlugin = fp(async (app: FastifyInstance) => {
+  app.addHook('onResponse', (req, reply, done) => {
+    httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? UNMATCHED, status: reply.statusCode }, reply.elapsedTime / 1000)
+    done()
+  })
+}, { name: 'http-metrics', fastify: '5.x' })
+
+// Pool and Redis figures are read when scraped, from the instances the db and redis plugins made.
+const dbs = new Set<object>()
+const redises = new Set<{ status: string }>()
+
+gauge('modelgate_db_pool_connections', 'Postgres pool: connections open (total), idle, and queries waiting for a connection; max is the pool size',
+  ['state'], function () {
+    let total = 0; let idle = 0; let waiting = 0; let max = 0
+    for (const db of dbs) {
+      const f = poolFigures(db)
+      if (f === undefined) continue
+      total += f.total; idle += f.idle; waiting += f.waiting; max += f.max
+    }
+    this.set({ state: 'total' }, total)
+    this.set({ state: 'idle' }, idle)
+    this.set({ state: 'waiting' }, waiting)
+    this.set({ state: 'max' }, max)
+  })
+gauge('modelgate_redis_up', 'Redis connection of the service: 1 when every client is connected and ready, 0 otherwise', [], function () {
+  let up = redises.size > 0 ? 1 : 0
+  for (const r of redises) if (r.status !== 'ready') up = 0
+  this.set(up)
+})
+
+/** Reports `db`'s pool in `modelgate_db_pool_connections` until the returned function is called. */
+export function trackPool (db: object): () => void {
+  dbs.add(db)
+  return () => { dbs.delete(db) }
+}
+
+/** Reports `redis`'s connection in `modelgate_redis_up` until the returned function is called. */
+export function trackRedis (redis: { status: string }): () => void {
+  redises.add(redis)
+  return () => { redises.delete(redis) }
+}
+
+/** The metrics listener of a service. */
+export interface MetricsServer {
+  server: Server
+  port: number
+  close: () => Promise<void>
+}
+
+/**
+ * Serves {@link metricsRegistry} as `GET /metrics` (Prometheus text format) on its own listener:
+ * `port` on `host`, a port of its own so the public one never shows them. Anything else is 404.
+ */
+export async function startMetricsServer (host: string, port: number): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0]
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n')
+      return
+    }
+    metricsRegistry.metrics().then((text) => {
+      res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(req.method === 'HEAD' ? undefined : text)
+    }, (err: unknown) => {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${(err as Error).message}\n`)
+    })
+  })
+  server.keepAliveTimeout = 5_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host, port }, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => { resolve() }))
+    }
+  }
+}
