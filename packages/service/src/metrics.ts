@@ -16,20 +16,34 @@ collectDefaultMetrics({ register: metricsRegistry })
 /** Buckets (seconds) of request and call durations: 5 ms to 5 minutes (streams last minutes). */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
+/**
+ * The metric already registered under `name`, else the one `make` creates: services that count the
+ * same thing (channels auto-disabled by the relay and by channel tests) share it, also when
+ * several run in one process (the end-to-end tests).
+ */
+function registered<M> (name: string, make: () => M): M {
+  return (metricsRegistry.getSingleMetric(name) as M | undefined) ?? make()
+}
+
 /** A counter in {@link metricsRegistry}. Label values must come from small fixed sets. */
 export function counter<L extends string = never> (name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-  return new Counter<L>({ name, help, labelNames, registers: [metricsRegistry] })
+  return registered(name, () => new Counter<L>({ name, help, labelNames, registers: [metricsRegistry] }))
 }
 
 /** A gauge in {@link metricsRegistry}; `collect` (optional) sets it when scraped. */
 export function gauge<L extends string = never> (name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
-  return new Gauge<L>({ name, help, labelNames, registers: [metricsRegistry], ...(collect === undefined ? {} : { collect }) })
+  return registered(name, () => new Gauge<L>({ name, help, labelNames, registers: [metricsRegistry], ...(collect === undefined ? {} : { collect }) }))
 }
 
 /** A histogram in {@link metricsRegistry}, {@link DURATION_BUCKETS} unless told. */
 export function histogram<L extends string = never> (name: string, help: string, labelNames: readonly L[] = [], buckets: number[] = DURATION_BUCKETS): Histogram<L> {
-  return new Histogram<L>({ name, help, labelNames, buckets, registers: [metricsRegistry] })
+  return registered(name, () => new Histogram<L>({ name, help, labelNames, buckets, registers: [metricsRegistry] }))
 }
+
+/** Channels auto-disabled, counted where it happens: the gateway's relay and the worker's channel tests. */
+export const channelsAutoDisabled = counter('modelgate_channels_auto_disabled_total',
+  'Channels disabled automatically (status 3), by source: relay (a request\'s upstream condemned the channel) or channel_test (the worker\'s periodic test)',
+  ['source'])
 
 /** `200` -> `'2xx'`: a status class label (bounded). */
 export function statusClass (status: number): string {

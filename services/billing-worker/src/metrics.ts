@@ -1,4 +1,4 @@
-import { counter, gauge, histogram } from '@modelgate/service'
+import { channelsAutoDisabled, counter, gauge, histogram } from '@modelgate/service'
 
 /**
  * The billing worker's domain metrics (served on METRICS_PORT with the process's others).
@@ -41,9 +41,6 @@ export const tasksRefunded = counter('modelgate_tasks_refunded_total', 'Tasks fa
 export const reconcileCorrections = counter('modelgate_reconcile_corrections_total',
   'Reconciliation corrections, by kind: repaired (a cached Redis balance set back to Postgres) or orphan (a reservation whose gateway died, settled at its estimate)',
   ['kind'])
-export const channelsAutoDisabled = counter('modelgate_channels_auto_disabled_total',
-  'Channels disabled automatically (status 3), by source: relay (a request\'s upstream condemned the channel) or channel_test (the worker\'s periodic test)',
-  ['source'])
 
 // Every series of a fixed label set exists from the start at 0: Prometheus' increase() misses a
 // series' first increment when the series appears with it.
@@ -51,3 +48,5 @@ for (const final of ['yes', 'no']) eventsFailed.inc({ final }, 0)
 for (const reason of ['failed', 'timed_out']) tasksRefunded.inc({ reason }, 0)
 for (const kind of ['repaired', 'orphan']) reconcileCorrections.inc({ kind }, 0)
 channelsAutoDisabled.inc({ source: 'channel_test' }, 0)
+
+export { channelsAutoDisabled }

@@ -1,4 +1,4 @@
-import { counter, gauge, histogram, statusClass } from '@modelgate/service'
+import { channelsAutoDisabled, counter, gauge, histogram, statusClass } from '@modelgate/service'
 
 /**
  * The gateway's domain metrics (served on METRICS_PORT with the process's others). Labels come
@@ -94,7 +94,6 @@ export function trackUsageBuffer (buffer: UsageBuffer): () => void {
   return () => { usageBuffers.delete(buffer) }
 }
 
-export const channelsAutoDisabled = counter('modelgate_channels_auto_disabled_total',
-  'Channels disabled automatically (status 3), by source: relay (a request\'s upstream condemned the channel) or channel_test (the worker\'s periodic test)',
-  ['source'])
 channelsAutoDisabled.inc({ source: 'relay' }, 0)
+
+export { channelsAutoDisabled }
