@@ -9,12 +9,12 @@ export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
-/** Headless Chromium from the system (never downloaded), closed at teardown. */
+/** Headless Chromium from the system (never downloaded), closed at teardown; muted: the machines have no audio device and the console's song players load real audio. */
 export async function launchBrowser (t: Test): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--mute-audio',
       '--disable-component-update', '--disable-sync', '--no-first-run']
   })
   t.teardown(() => browser.close())

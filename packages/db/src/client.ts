@@ -37,6 +37,10 @@ export function createDb (url: string, opts: DbOptions = {}): Kysely<Database> {
   })
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {})
+  // Nor may one in use between two statements (a transaction awaiting its next query when the
+  // connection drops): pg emits that on the client, where nobody listens. The statement that
+  // follows fails with the error instead, and the pool discards the client.
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   pools.set(db, pool)
   return db
