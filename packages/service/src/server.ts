@@ -74,6 +74,10 @@ export function fastifyOptions (service: string, logLevel: string, opts: Fastify
     requestIdHeader: opts.trustRequestId ? 'x-request-id' : false,
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyRequestLogger,
+    // Fastify's two lines per request ("incoming request", "request completed") only at debug and
+    // trace: at info they cost a third of the gateway's throughput (measured: 4,658 against about
+    // 6,000 req/s), and every relay request already leaves its usage event, log row and metrics.
+    disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace',
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     requestTimeout,

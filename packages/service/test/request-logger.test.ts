@@ -47,3 +47,12 @@ t.test('at a level that includes it, a debug line carries the request id', async
   t.type(line?.['reqId'], 'string')
   t.ok(lines.some((l) => l['msg'] === 'incoming request' && l['reqId'] === line?.['reqId']), 'Fastify\'s request lines carry the same id')
 })
+
+t.test('at info (the default) requests leave no access lines; at debug they do', async (t) => {
+  for (const [level, expected] of [['info', false], ['debug', true]] as const) {
+    const { app, lines } = capture(level)
+    t.teardown(() => app.close())
+    await app.inject({ url: '/quiet' })
+    t.equal(lines.some((l) => l['msg'] === 'incoming request' || l['msg'] === 'request completed'), expected, `${level}: access lines ${expected ? 'written' : 'not written'}`)
+  }
+})
