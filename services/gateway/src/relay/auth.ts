@@ -13,6 +13,12 @@ export interface Caller {
   pinnedChannel?: number
 }
 
+/** Who pays for a caller's request: the columns usage events and task rows share. */
+export function payer (caller: Caller): { user_id: number, username: string, token_id: number, token_name: string, unlimited_token: boolean } {
+  const { token, user } = caller.record
+  return { user_id: user.id, username: user.username, token_id: token.id, token_name: token.name, unlimited_token: token.unlimited }
+}
+
 /** The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`, in that order. */
 export function extractKey (req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization

@@ -7,7 +7,7 @@ import type { AdmissionLimits, Lease, QuotaStore, ReserveOutcome } from '@modelg
 import { type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf, tracing } from '@modelgate/service'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
-import { type Caller, checkModel } from './auth.js'
+import { type Caller, checkModel, payer } from './auth.js'
 import { RelayError, RM } from './errors.js'
 import { countRefusal, countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind, reservationsAdmitted } from './metrics.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
@@ -180,7 +180,6 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   // new-api): a balance that covers the request with a margin admits it.
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
-  const { token, user } = caller.record
   const lease = await admit(deps, req, caller, { amount: reserved, tokens: estimatedPrompt, group }, span)
 
   // Admitted: from here on exactly one usage event, whatever happens.
@@ -202,11 +201,7 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     const event: UsageEvent = {
       request_id: req.id,
       created_at: Math.floor(startedAt / 1000),
-      user_id: user.id,
-      username: user.username,
-      token_id: token.id,
-      token_name: token.name,
-      unlimited_token: token.unlimited,
+      ...payer(caller),
       channel_id: outcome.channel?.id ?? 0,
       model_name: model,
       upstream_model: outcome.upstreamModel,

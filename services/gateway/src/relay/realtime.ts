@@ -10,7 +10,7 @@ import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
-import { authenticate, type Caller, checkModel, extractKey } from './auth.js'
+import { authenticate, type Caller, checkModel, extractKey, payer } from './auth.js'
 import type { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
 import { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
@@ -479,11 +479,7 @@ class RealtimeSession {
     const event: UsageEvent = {
       request_id: claim.id,
       created_at: Math.floor(claim.createdAt / 1000),
-      user_id: user.id,
-      username: user.username,
-      token_id: token.id,
-      token_name: token.name,
-      unlimited_token: token.unlimited,
+      ...payer(caller),
       channel_id: this.#c.channel.id,
       model_name: this.#a.model,
       upstream_model: this.#c.upstreamModel,
@@ -661,15 +657,10 @@ async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { m
 }
 
 function failedEvent (a: Admission, hold: Hold, status: number, message: string): UsageEvent {
-  const { token, user } = a.caller.record
   return {
     request_id: hold.id,
     created_at: Math.floor(a.startedAt / 1000),
-    user_id: user.id,
-    username: user.username,
-    token_id: token.id,
-    token_name: token.name,
-    unlimited_token: token.unlimited,
+    ...payer(a.caller),
     channel_id: 0,
     model_name: a.model,
     upstream_model: a.model,

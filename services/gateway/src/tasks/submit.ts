@@ -4,7 +4,7 @@ import { costOf, priceDetails, priceOf } from '@modelgate/pricing'
 import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '@modelgate/providers'
 import type { FastifyRequest } from 'fastify'
 import { ChannelAttempts } from '../relay/attempts.js'
-import { type Caller, checkModel } from '../relay/auth.js'
+import { type Caller, checkModel, payer } from '../relay/auth.js'
 import { RelayError, RM } from '../relay/errors.js'
 import { admit, type RelayDeps } from '../relay/pipeline.js'
 import { channelConfig, type RelayChannel } from '../relay/state.js'
@@ -113,15 +113,10 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   } finally {
     if (lease !== undefined) deps.quota.release(lease, 0)
     const charged = accepted === undefined ? 0 : quota
-    const { token, user } = caller.record
     const event: UsageEvent = {
       request_id: req.id,
       created_at: Math.floor(startedAt / 1000),
-      user_id: user.id,
-      username: user.username,
-      token_id: token.id,
-      token_name: token.name,
-      unlimited_token: token.unlimited,
+      ...payer(caller),
       channel_id: accepted?.channel.id ?? tried.at(-1) ?? 0,
       model_name: t.model,
       upstream_model: t.model,
@@ -151,13 +146,8 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
  * cannot be written is logged: the upstream runs the task and the charge stands either way.
  */
 async function recordTask (deps: RelayDeps, req: FastifyRequest, caller: Caller, t: TaskSubmission, r: { channel: RelayChannel, upstreamId: string, quota: number, row: Record<string, unknown>, submitTime: number }): Promise<void> {
-  const { token, user } = caller.record
   const billing = {
-    user_id: user.id,
-    username: user.username,
-    token_id: token.id,
-    token_name: token.name,
-    unlimited_token: token.unlimited,
+    ...payer(caller),
     channel_id: r.channel.id,
     model_name: t.model,
     group: caller.group,
