@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listen } from './proxies.js'
 import type { Teardown } from './resources.js'
 
 /** One request a fake upstream received, as it arrived. */
@@ -25,7 +24,6 @@ export interface ScriptedFailure {
  * it to `handle`; closed (open connections cut) at teardown. Returns its base URL.
  */
 export async function serveFake (t: Teardown, handle: (req: RecordedRequest, res: ServerResponse) => void | Promise<void>, record: (req: RecordedRequest) => void): Promise<string> {
-  const sockets = new Set<Socket>()
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -39,14 +37,7 @@ export async function serveFake (t: Teardown, handle: (req: RecordedRequest, res
       })
     })
   })
-  server.on('connection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(async () => {
-    for (const s of sockets) s.destroy()
-    await new Promise((resolve) => server.close(resolve))
-  })
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return `http://127.0.0.1:${await listen(t, server)}`
 }
 
 /** Answers `status` with `body` as JSON. */

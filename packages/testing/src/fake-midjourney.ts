@@ -1,6 +1,5 @@
-import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listen } from './proxies.js'
 import type { Teardown } from './resources.js'
 
 /**
@@ -318,15 +317,7 @@ export async function fakeMidjourney (t: Teardown, opts: { key?: string } = {}):
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => { if (!res.headersSent) json(res, 500, { error: String(err) }) })
   })
-  const sockets = new Set<Socket>()
-  server.on('connection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(async () => {
-    for (const s of sockets) s.destroy()
-    await new Promise((resolve) => server.close(resolve))
-  })
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  base = `http://127.0.0.1:${await listen(t, server)}`
 
   return {
     url: base,

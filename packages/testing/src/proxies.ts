@@ -13,7 +13,8 @@ export interface TestProxy {
   refused: number
 }
 
-async function listen (t: Teardown, server: Server): Promise<number> {
+/** Listens on a free 127.0.0.1 port; at teardown cuts open connections and closes. The port. */
+export async function listen (t: Teardown, server: Server): Promise<number> {
   const sockets = new Set<Socket>()
   server.on('connection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)) })
   server.listen(0, '127.0.0.1')
