@@ -123,7 +123,7 @@ export interface RelayRequest {
 
 /** An HTTP request to the upstream. */
 export interface UpstreamRequest {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   url: string
   headers: Record<string, string>
   body?: string | Buffer

@@ -57,6 +57,9 @@ export function fakeVideoContent (id: string, variant: FakeVideoVariant = 'video
  *   script refusals like `createFailures`.
  * - `GET /v1/videos/<id>/content[?variant=video|thumbnail|spritesheet]` streams
  *   {@link fakeVideoContent} once the job is completed; 404 otherwise.
+ * - `POST /v1/videos/<id>/remix` (`prompt`) makes a queued job from a completed one (its model,
+ *   seconds and size, `remixed_from_video_id` set); 400 for an unfinished source.
+ * - `DELETE /v1/videos/<id>` removes a completed or failed job (`video.deleted`); 400 otherwise.
  * - Tests drive each job: {@link FakeVideo.start}, {@link FakeVideo.complete}, {@link FakeVideo.fail}.
  */
 export interface FakeVideo {
@@ -142,7 +145,38 @@ export async function fakeVideo (t: Teardown, opts: { key?: string } = {}): Prom
       sendJson(res, 200, job)
       return
     }
+    const remix = /^\/v1\/videos\/([^/]+)\/remix$/.exec(req.path)
+    if (req.method === 'POST' && remix !== null) {
+      const source = fake.videos.get(decodeURIComponent(remix[1] ?? ''))
+      if (source === undefined) return notFound(res, decodeURIComponent(remix[1] ?? ''))
+      const fields = readInput(String(req.headers['content-type'] ?? ''), req.body).fields
+      if (typeof fields['prompt'] !== 'string' || fields['prompt'] === '') {
+        sendJson(res, 400, openAIError("Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter'))
+        return
+      }
+      if (source.status !== 'completed') {
+        sendJson(res, 400, openAIError('Only a completed video can be remixed.', 'invalid_request_error', 'invalid_video_status'))
+        return
+      }
+      const job: FakeVideoJob = { ...source, id: randomId('video_'), status: 'queued', progress: 0, created_at: now(), completed_at: null, expires_at: null, prompt: fields['prompt'], remixed_from_video_id: source.id, error: null }
+      fake.videos.set(job.id, job)
+      fake.inputs.set(job.id, { contentType: String(req.headers['content-type'] ?? ''), fields })
+      sendJson(res, 200, job)
+      return
+    }
     const m = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(req.path)
+    if (req.method === 'DELETE' && m !== null && m[2] === undefined) {
+      const id = decodeURIComponent(m[1] ?? '')
+      const job = fake.videos.get(id)
+      if (job === undefined) return notFound(res, id)
+      if (job.status !== 'completed' && job.status !== 'failed') {
+        sendJson(res, 400, openAIError('Only a completed or failed video can be deleted.', 'invalid_request_error', 'invalid_video_status'))
+        return
+      }
+      fake.videos.delete(id)
+      sendJson(res, 200, { id, object: 'video.deleted', deleted: true })
+      return
+    }
     if (req.method === 'GET' && m !== null) {
       const id = decodeURIComponent(m[1] ?? '')
       const job = fake.videos.get(id)

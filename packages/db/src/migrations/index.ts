@@ -6,6 +6,7 @@ import * as m20261122000300 from './2026_11_22_000300_create_settlements.js'
 import * as m20261123000000 from './2026_11_23_000000_replace_logs_indexes.js'
 import * as m20261124000000 from './2026_11_24_000000_add_limits_and_channel_keys.js'
 import * as m20261127000000 from './2026_11_27_000000_add_task_billing.js'
+import * as m20261128000000 from './2026_11_28_000000_add_task_deleted_at.js'
 
 /** Every migration, by name; names sort in the order they run. Add new ones at the end. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -15,5 +16,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_22_000300_create_settlements': m20261122000300,
   '2026_11_23_000000_replace_logs_indexes': m20261123000000,
   '2026_11_24_000000_add_limits_and_channel_keys': m20261124000000,
-  '2026_11_27_000000_add_task_billing': m20261127000000
+  '2026_11_27_000000_add_task_billing': m20261127000000,
+  '2026_11_28_000000_add_task_deleted_at': m20261128000000
 }

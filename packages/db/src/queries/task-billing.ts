@@ -111,7 +111,8 @@ export async function failAndRefundTask (db: Kysely<Database>, table: TaskTable,
 
 /**
  * The tasks of `userId` among `ids` (upstream ids: mj_id or task_id), as a client fetching its own
- * tasks sees them; another user's task is simply absent (answers like a missing one).
+ * tasks sees them; another user's task is simply absent (answers like a missing one), and so is
+ * a task whose output its owner deleted.
  */
 export async function findOwnTasks<T extends TaskTable> (db: Kysely<Database>, table: T, userId: number, ids: readonly string[], platform?: string): Promise<Array<TaskRow<T>>> {
   if (ids.length === 0) return []
@@ -120,7 +121,43 @@ export async function findOwnTasks<T extends TaskTable> (db: Kysely<Database>, t
     select * from ${sql.table(table)}
     where user_id = ${userId} and ${sql.ref(idColumn)} = any(${[...ids]}::text[])
     ${platform === undefined ? sql`` : sql`and platform = ${platform}`}
+    ${table === 'tasks' ? sql`and deleted_at = 0` : sql``}
     order by id
   `.execute(db)
   return rows
+}
+
+/** One page of an owner's tasks of a platform, newest first unless `order` is asc. */
+export interface OwnTaskPage {
+  rows: Task[]
+  /** Whether more rows follow the page. */
+  hasMore: boolean
+}
+
+/**
+ * A page of `userId`'s undeleted `platform` tasks in submit order (`desc`: newest first), after
+ * the task whose upstream id is `after` (a cursor of the caller's own; another's or an unknown
+ * id starts from the beginning, as a missing cursor does).
+ */
+export async function listOwnTasks (db: Kysely<Database>, userId: number, platform: string, opts: { limit: number, order: 'asc' | 'desc', after?: string }): Promise<OwnTaskPage> {
+  const desc = opts.order === 'desc'
+  const cursor = opts.after === undefined
+    ? undefined
+    : await db.selectFrom('tasks').select('id').where('user_id', '=', userId).where('platform', '=', platform).where('task_id', '=', opts.after).executeTakeFirst()
+  const rows = await db.selectFrom('tasks').selectAll()
+    .where('user_id', '=', userId).where('platform', '=', platform).where('deleted_at', '=', 0)
+    .$if(cursor !== undefined, (q) => q.where('id', desc ? '<' : '>', cursor!.id))
+    .orderBy('id', desc ? 'desc' : 'asc')
+    .limit(opts.limit + 1)
+    .execute()
+  return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit }
+}
+
+/** Marks a finished task deleted by its owner; false when it was not theirs, unfinished or already deleted. */
+export async function markOwnTaskDeleted (db: Kysely<Database>, userId: number, id: number, now: number): Promise<boolean> {
+  const r = await db.updateTable('tasks').set({ deleted_at: now })
+    .where('id', '=', id).where('user_id', '=', userId).where('deleted_at', '=', 0)
+    .where('status', 'in', [...FINISHED_TASK_STATUSES])
+    .executeTakeFirst()
+  return r.numUpdatedRows > 0n
 }

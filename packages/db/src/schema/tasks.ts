@@ -38,6 +38,8 @@ export interface TasksTable extends TaskBillingColumns {
   data: unknown
   created_at: Generated<number>
   updated_at: Generated<number>
+  /** Unix seconds when the owner deleted the output through the API; 0 while not deleted. */
+  deleted_at: Generated<number>
 }
 export type Task = Selectable<TasksTable>
 export type NewTask = Insertable<TasksTable>

@@ -41,20 +41,49 @@ export function videosUrl (channel: ChannelConfig): string {
   return `${url.origin}${root}/videos`
 }
 
-/** A create body: the client's JSON (unknown fields kept), or its multipart body as is. */
+/**
+ * A create body: the client's JSON (unknown fields kept), or its multipart body as is with the
+ * model it names (undefined: none).
+ */
 export type VideoCreateBody =
   | { json: Readonly<Record<string, unknown>> }
-  | { raw: { contentType: string, data: Buffer } }
+  | { raw: { contentType: string, data: Buffer, model: string | undefined } }
 
-/** `POST /v1/videos` with the channel's Bearer key (and OpenAI-Organization when set). */
-export function videoCreateRequest (channel: ChannelConfig, body: VideoCreateBody): UpstreamRequest {
+/**
+ * `POST /v1/videos` with the channel's Bearer key (and OpenAI-Organization when set), the body's
+ * model set to `model` (the channel's name for it, after its model mapping). A multipart body
+ * whose model needs no change goes byte for byte; otherwise it is parsed and encoded again with
+ * the model field replaced (files kept with their names and types).
+ */
+export async function videoCreateRequest (channel: ChannelConfig, body: VideoCreateBody, model: string): Promise<UpstreamRequest> {
   const headers: Record<string, string> = { ...openAIHeaders(channel), Accept: 'application/json' }
   if ('json' in body) {
     headers['Content-Type'] = JSON_CONTENT_TYPE
-    return withOverrides(channel, { method: 'POST', url: videosUrl(channel), headers, body: JSON.stringify(body.json) })
+    return withOverrides(channel, { method: 'POST', url: videosUrl(channel), headers, body: JSON.stringify({ ...body.json, model }) })
   }
-  headers['Content-Type'] = body.raw.contentType
-  return withOverrides(channel, { method: 'POST', url: videosUrl(channel), headers, body: body.raw.data })
+  const raw = body.raw.model === model ? body.raw : await withFormField(body.raw, 'model', model)
+  headers['Content-Type'] = raw.contentType
+  return withOverrides(channel, { method: 'POST', url: videosUrl(channel), headers, body: raw.data })
+}
+
+/** A multipart/form-data body with one field set to `value` (added when absent), encoded again. */
+async function withFormField (raw: { contentType: string, data: Buffer }, name: string, value: string): Promise<{ contentType: string, data: Buffer }> {
+  const form = await new Response(raw.data, { headers: { 'content-type': raw.contentType } }).formData()
+  form.set(name, value)
+  const encoded = new Response(form)
+  return { contentType: encoded.headers.get('content-type') ?? raw.contentType, data: Buffer.from(await encoded.arrayBuffer()) }
+}
+
+/** `POST /v1/videos/{id}/remix` with the client's JSON body (`prompt`). */
+export function videoRemixRequest (channel: ChannelConfig, id: string, body: Readonly<Record<string, unknown>>): UpstreamRequest {
+  const headers = { ...openAIHeaders(channel), Accept: 'application/json', 'Content-Type': JSON_CONTENT_TYPE }
+  return withOverrides(channel, { method: 'POST', url: `${videosUrl(channel)}/${encodeURIComponent(id)}/remix`, headers, body: JSON.stringify(body) })
+}
+
+/** `DELETE /v1/videos/{id}`: the video and its stored assets. */
+export function videoDeleteRequest (channel: ChannelConfig, id: string): UpstreamRequest {
+  const headers = { ...openAIHeaders(channel), Accept: 'application/json' }
+  return withOverrides(channel, { method: 'DELETE', url: `${videosUrl(channel)}/${encodeURIComponent(id)}`, headers })
 }
 
 /** `GET /v1/videos/{id}`: the job's video object. */

@@ -12,7 +12,7 @@ export interface Tc3Request {
   contentType: string
   /** Seconds since the epoch (`X-TC-Timestamp`); the scope's date is its UTC day. */
   timestamp: number
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** The query string without `?` (empty for POST). */
   query: string
   /** The body exactly as sent. */

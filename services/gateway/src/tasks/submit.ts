@@ -41,8 +41,8 @@ export interface TaskSubmission {
   accepts: (type: number) => boolean
   /** The only channel to use (an action on an existing task goes where the task is). */
   channel?: RelayChannel
-  /** The upstream call for one channel. */
-  request: (channel: ChannelConfig) => UpstreamRequest
+  /** The upstream call for one channel, given the channel's name for the model (its model mapping applied). */
+  request: (channel: ChannelConfig, upstreamModel: string) => UpstreamRequest | Promise<UpstreamRequest>
   /** Reads the upstream's answer. */
   read: (status: number, body: Buffer) => SubmitResult
 }
@@ -75,7 +75,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   // Admitted: exactly one usage event from here on.
   deps.usage.expect()
   const tried: number[] = []
-  let accepted: { channel: RelayChannel, upstreamId: string } | undefined
+  let accepted: { channel: RelayChannel, upstreamId: string, upstreamModel: string } | undefined
   let error: { status: number, message: string } | undefined
   try {
     const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, tried)
@@ -84,10 +84,12 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       const key = attempts.takeKey()
       if (key === undefined) continue
       const config = channelConfig(channel, key)
+      const upstreamModel = channel.modelMapping[t.model] ?? t.model
+      const request = await t.request(config, upstreamModel)
       let status: number
       let body: Buffer
       try {
-        const res = await send(t.request(config), gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+        const res = await send(request, gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
         status = res.status
         body = await readAll(res, MAX_SUBMIT_ANSWER)
       } catch (err) {
@@ -97,7 +99,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       }
       const result = t.read(status, body)
       if (result.accepted) {
-        accepted = { channel, upstreamId: result.upstreamId }
+        accepted = { channel, upstreamId: result.upstreamId, upstreamModel }
         await recordTask(deps, req, caller, t, { channel, upstreamId: result.upstreamId, quota, row: result.row, submitTime: Math.floor(startedAt / 1000) })
         return { accepted: true, answer: result.answer, upstreamId: result.upstreamId, channelId: channel.id, quota }
       }
@@ -119,7 +121,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       ...payer(caller),
       channel_id: accepted?.channel.id ?? tried.at(-1) ?? 0,
       model_name: t.model,
-      upstream_model: t.model,
+      upstream_model: accepted?.upstreamModel ?? t.model,
       group,
       is_stream: false,
       ip: req.ip,

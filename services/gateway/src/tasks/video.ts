@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
-import { findOwnTasks, type Task } from '@modelgate/db'
+import { findOwnTasks, listOwnTasks, markOwnTaskDeleted, type Task } from '@modelgate/db'
 import {
+  type ChannelConfig,
   classifyOpenAIFailure,
   DEFAULT_VIDEO_MODEL,
   readVideoCreate,
@@ -9,17 +10,20 @@ import {
   type VideoCreateBody,
   videoContentRequest,
   videoCreateRequest,
+  videoDeleteRequest,
+  videoRemixRequest,
   videoSupported,
-  videoTaskStatus
+  videoTaskStatus,
+  type UpstreamRequest
 } from '@modelgate/providers'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticate, type Caller } from '../relay/auth.js'
 import { RelayError, relayMessage, RM, sendOpenAIError } from '../relay/errors.js'
-import { channelConfig, pickKey } from '../relay/state.js'
+import { channelConfig, pickKey, type RelayChannel } from '../relay/state.js'
 import { ClientGone, multipartField, readText, send } from '../relay/upstream.js'
 import type { TaskDeps } from './index.js'
 import { pinnedTaskChannel } from './pinned.js'
-import { submitTask } from './submit.js'
+import { submitTask, type TaskSubmission } from './submit.js'
 
 /** The row's status as OpenAI's video status (a task not yet reported on is queued). */
 const VIDEO_STATUS: Readonly<Record<string, string>> = { IN_PROGRESS: 'in_progress', SUCCESS: 'completed', FAILURE: 'failed' }
@@ -65,7 +69,8 @@ function readCreate (req: FastifyRequest): VideoCreate {
       const value = field(name)
       if (value !== undefined) input[name] = value
     }
-    return { model: field('model') || DEFAULT_VIDEO_MODEL, seconds: videoSeconds(input['seconds']), body: { raw: { contentType, data: req.body } }, input }
+    const model = field('model')
+    return { model: model || DEFAULT_VIDEO_MODEL, seconds: videoSeconds(input['seconds']), body: { raw: { contentType, data: req.body, model } }, input }
   }
   if (!isObject(req.body)) throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
   const body = req.body
@@ -117,11 +122,89 @@ async function ownVideo (deps: TaskDeps, caller: Caller, id: string): Promise<Ta
   return row
 }
 
+/** The most videos one list page holds, and the page size when the client names none. */
+const MAX_LIST_LIMIT = 100
+const DEFAULT_LIST_LIMIT = 20
+
+/** `limit` and `order` of a list request, refused when they are not what OpenAI accepts. */
+function listParams (query: { limit?: string, order?: string }): { limit: number, order: 'asc' | 'desc' } {
+  const limit = query.limit === undefined || query.limit === '' ? DEFAULT_LIST_LIMIT : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw new RelayError(400, 'invalid_request_error', 'invalid_value', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
+  }
+  const order = query.order ?? 'desc'
+  if (order !== 'asc' && order !== 'desc') throw new RelayError(400, 'invalid_request_error', 'invalid_value', "order must be 'asc' or 'desc'")
+  return { limit, order }
+}
+
 /**
- * OpenAI's video API (`POST /v1/videos`, `GET /v1/videos/{id}`, `GET /v1/videos/{id}/content`)
- * to OpenAI and custom channels, billed per second of video at the model's ModelPrice. Jobs are read from
- * Postgres (kept current by the billing worker) and their content streamed from the channel that
- * made them, for their owner only: another account's id answers like a missing one. Errors are
+ * Reads a create or remix answer: an accepted job is charged and recorded (its status, progress,
+ * what was asked, the upstream's object); a refusal answers in OpenAI's envelope with the
+ * upstream's 4xx status (400 for anything else) and is classified for failover.
+ */
+function readVideoAnswer (properties: Record<string, unknown>): TaskSubmission['read'] {
+  return (status, answer) => {
+    const r = readVideoCreate(status, answer)
+    if (!r.accepted) {
+      const error = { message: r.failure.message, type: 'invalid_request_error', param: null, code: r.failure.code ?? null }
+      return { accepted: false, answer: { status: status >= 400 && status < 500 ? status : 400, body: { error } }, failure: r.failure }
+    }
+    const taskStatus = videoTaskStatus(r.video['status'])
+    const progress = typeof r.video['progress'] === 'number' ? `${Math.round(r.video['progress'])}%` : '0%'
+    return {
+      accepted: true,
+      upstreamId: r.id,
+      answer: { status: 200, body: r.video },
+      row: {
+        ...(taskStatus === 'UNKNOWN' ? {} : { status: taskStatus }),
+        progress,
+        properties: JSON.stringify(properties),
+        data: JSON.stringify(r.video)
+      }
+    }
+  }
+}
+
+/** The channel that made a video, with a key: where its content, deletion and remixes go. */
+function channelOfVideo (deps: TaskDeps, row: Task): { channel: RelayChannel, config: ChannelConfig } {
+  const channel = deps.state.channels.get(row.channel_id)
+  const key = channel === undefined ? undefined : pickKey(channel, undefined)
+  if (channel === undefined || key === undefined) {
+    throw new RelayError(503, 'service_unavailable', 'channel_unavailable', 'The channel that made this video is no longer available')
+  }
+  return { channel, config: channelConfig(channel, key) }
+}
+
+/**
+ * Calls the channel that made a video (content, deletion) and returns its answer when it is
+ * 2xx or one of `passed`; an unreachable channel is a 502, another refusal is answered in OpenAI's
+ * envelope (its 4xx status, else 502) and `undefined` returned.
+ */
+async function callVideoChannel (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply, row: Task, build: (c: ChannelConfig) => UpstreamRequest, passed: readonly number[] = []) {
+  const { channel, config } = channelOfVideo(deps, row)
+  const gone = new ClientGone()
+  reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
+  let res
+  try {
+    res = await send(build(config), gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+  } catch (err) {
+    req.log.warn({ err, channel: channel.id }, 'video upstream unreachable')
+    throw new RelayError(502, 'upstream_error', 'upstream_unreachable', 'The upstream is unreachable or timed out')
+  }
+  if ((res.status >= 200 && res.status < 300) || passed.includes(res.status)) return res
+  const failure = classifyOpenAIFailure(res.status, await readText(res))
+  const status = res.status >= 400 && res.status < 500 ? res.status : 502
+  await sendOpenAIError(reply, status, { message: failure.message, type: status === 502 ? 'upstream_error' : 'invalid_request_error', code: failure.code ?? null })
+  return undefined
+}
+
+/**
+ * OpenAI's video API to OpenAI and custom channels: create (`POST /v1/videos`, billed per second
+ * of video at the model's ModelPrice, the channel's model mapping applied), remix (`POST
+ * /v1/videos/{id}/remix`, billed like its source, on the source's channel), list, retrieve,
+ * delete (finished videos only) and content. Jobs are read from Postgres (kept current by the
+ * billing worker) and their content streamed from the channel that made them, for their owner
+ * only: another account's id, like a deleted one, answers like a missing one. Errors are
  * OpenAI's envelope.
  */
 export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promise<void> {
@@ -151,29 +234,27 @@ export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promis
         platform: VIDEO_PLATFORM,
         accepts: videoSupported,
         channel: pinnedTaskChannel(deps, caller, videoSupported),
-        request: (channel) => videoCreateRequest(channel, create.body),
-        read: (status, answer) => {
-          const r = readVideoCreate(status, answer)
-          if (!r.accepted) {
-            const error = { message: r.failure.message, type: 'invalid_request_error', param: null, code: r.failure.code ?? null }
-            return { accepted: false, answer: { status: status >= 400 && status < 500 ? status : 400, body: { error } }, failure: r.failure }
+        request: async (channel, upstreamModel) => {
+          try {
+            return await videoCreateRequest(channel, create.body, upstreamModel)
+          } catch (err) {
+            // Only a multipart body that must be encoded again (a mapped model) is parsed in full.
+            req.log.debug({ err }, 'video create body unreadable')
+            throw new RelayError(400, 'invalid_request_error', 'invalid_body', 'The multipart/form-data body could not be read')
           }
-          const status_ = videoTaskStatus(r.video['status'])
-          const progress = typeof r.video['progress'] === 'number' ? `${Math.round(r.video['progress'])}%` : '0%'
-          return {
-            accepted: true,
-            upstreamId: r.id,
-            answer: { status: 200, body: r.video },
-            row: {
-              ...(status_ === 'UNKNOWN' ? {} : { status: status_ }),
-              progress,
-              properties: JSON.stringify({ model: create.model, ...create.input }),
-              data: JSON.stringify(r.video)
-            }
-          }
-        }
+        },
+        read: readVideoAnswer({ model: create.model, ...create.input })
       })
       return await reply.code(outcome.answer.status).send(outcome.answer.body)
+    })
+
+    video.get<{ Querystring: { after?: string, limit?: string, order?: string } }>('/v1/videos', async (req) => {
+      const caller = await authenticate(deps.callers, req)
+      const { limit, order } = listParams(req.query)
+      const after = req.query.after === undefined || req.query.after === '' ? undefined : req.query.after
+      const page = await listOwnTasks(deps.db, caller.record.user.id, VIDEO_PLATFORM, { limit, order, ...(after === undefined ? {} : { after }) })
+      const data = page.rows.map(videoObject)
+      return { object: 'list', data, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null, has_more: page.hasMore }
     })
 
     video.get<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
@@ -181,6 +262,49 @@ export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promis
       const row = await ownVideo(deps, caller, req.params.id)
       if (row === undefined) return notFound(reply, req.params.id)
       return videoObject(row)
+    })
+
+    video.post<{ Params: { id: string } }>('/v1/videos/:id/remix', async (req, reply) => {
+      const caller = await authenticate(deps.callers, req)
+      if (!isObject(req.body)) throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
+      const body = req.body
+      if (typeof body['prompt'] !== 'string' || body['prompt'] === '') {
+        throw new RelayError(400, 'invalid_request_error', 'missing_required_parameter', "Missing required parameter: 'prompt'.")
+      }
+      const source = await ownVideo(deps, caller, req.params.id)
+      if (source === undefined) return notFound(reply, req.params.id)
+      // A remix keeps its source's model and length: billed as the source was.
+      const asked = isObject(source.properties) ? source.properties : {}
+      const seconds = videoSeconds(typeof asked['seconds'] === 'string' ? asked['seconds'] : undefined)
+      const { channel } = channelOfVideo(deps, source)
+      const outcome = await submitTask(deps, req, caller, {
+        table: 'tasks',
+        model: source.model_name,
+        units: seconds,
+        action: 'remix',
+        platform: VIDEO_PLATFORM,
+        accepts: videoSupported,
+        channel,
+        request: (config) => videoRemixRequest(config, source.task_id, body),
+        read: readVideoAnswer({ ...asked, prompt: body['prompt'], remixed_from_video_id: source.task_id })
+      })
+      return await reply.code(outcome.answer.status).send(outcome.answer.body)
+    })
+
+    video.delete<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
+      const caller = await authenticate(deps.callers, req)
+      const { id } = req.params
+      const row = await ownVideo(deps, caller, id)
+      if (row === undefined) return notFound(reply, id)
+      if (row.status !== 'SUCCESS' && row.status !== 'FAILURE') {
+        return sendOpenAIError(reply, 400, { message: 'Only a completed or failed video can be deleted.', type: 'invalid_request_error', code: 'invalid_video_status' })
+      }
+      // The upstream's 404: its assets are gone already (expired); the deletion stands.
+      const res = await callVideoChannel(deps, req, reply, row, (c) => videoDeleteRequest(c, id), [404])
+      if (res === undefined) return reply
+      await readText(res)
+      await markOwnTaskDeleted(deps.db, caller.record.user.id, row.id, Math.floor(Date.now() / 1000))
+      return { id, object: 'video.deleted', deleted: true }
     })
 
     video.get<{ Params: { id: string }, Querystring: { variant?: string } }>('/v1/videos/:id/content', async (req, reply) => {
@@ -192,26 +316,8 @@ export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promis
       }
       const row = await ownVideo(deps, caller, id)
       if (row === undefined) return notFound(reply, id)
-      const channel = deps.state.channels.get(row.channel_id)
-      const key = channel === undefined ? undefined : pickKey(channel, undefined)
-      if (channel === undefined || key === undefined) {
-        throw new RelayError(503, 'service_unavailable', 'channel_unavailable', 'The channel that made this video is no longer available')
-      }
-      const gone = new ClientGone()
-      reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
-      const up = videoContentRequest(channelConfig(channel, key), id, variant)
-      let res
-      try {
-        res = await send(up, gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
-      } catch (err) {
-        req.log.warn({ err, channel: channel.id }, 'video content upstream unreachable')
-        throw new RelayError(502, 'upstream_error', 'upstream_unreachable', 'The upstream is unreachable or timed out')
-      }
-      if (res.status !== 200) {
-        const failure = classifyOpenAIFailure(res.status, await readText(res))
-        const status = res.status >= 400 && res.status < 500 ? res.status : 502
-        return sendOpenAIError(reply, status, { message: failure.message, type: status === 502 ? 'upstream_error' : 'invalid_request_error', code: failure.code ?? null })
-      }
+      const res = await callVideoChannel(deps, req, reply, row, (c) => videoContentRequest(c, id, variant))
+      if (res === undefined) return reply
       return await reply.code(200).header('content-type', res.contentType || 'application/octet-stream').send(bodyStream(res))
     })
   })

@@ -33,6 +33,7 @@ function ActionLabel ({ action, platform }: { action: string, platform: string }
   if (action === 'MUSIC') return <>{t('task.action.music')}</>
   if (action === 'LYRICS') return <>{t('task.action.lyrics')}</>
   if (platform === 'video' && ['', 'VIDEO', 'GENERATE'].includes(action.toUpperCase())) return <>{t('task.action.video')}</>
+  if (platform === 'video' && action.toUpperCase() === 'REMIX') return <>{t('task.action.remix')}</>
   return <>{action === '' ? '—' : action}</>
 }
 

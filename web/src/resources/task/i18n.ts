@@ -43,7 +43,8 @@ export default defineCatalogue('task', {
   action: {
     music: 'Generate music',
     lyrics: 'Generate lyrics',
-    video: 'Generate video'
+    video: 'Generate video',
+    remix: 'Remix video'
   },
   status: {
     submitting: 'Submitting',
@@ -98,7 +99,8 @@ export default defineCatalogue('task', {
   action: {
     music: '生成音乐',
     lyrics: '生成歌词',
-    video: '生成视频'
+    video: '生成视频',
+    remix: '重制视频'
   },
   status: {
     submitting: '提交中',
