@@ -181,6 +181,12 @@ export interface StreamConverter {
   untakenBytes: () => number
   /** True once the upstream signalled a normal end (OpenAI `[DONE]`, Anthropic `message_stop`, ...). */
   finished: () => boolean
+  /**
+   * True when the client gets the upstream's OpenAI stream as it came (normalised only): a
+   * converter that reads OpenAI chunks itself (to another protocol) may then take the upstream's
+   * bytes directly instead of this converter's output, and read every event once.
+   */
+  readonly passThrough?: boolean
 }
 
 /** What to do about a failed upstream answer (DESIGN.md "Request flow"). */

@@ -215,6 +215,7 @@ export function createOpenAIStream (): StreamConverter {
   }
 
   return {
+    passThrough: true,
     push,
     end: () => {
       // No closing blank line: a complete last event still counts, a cut one is dropped.

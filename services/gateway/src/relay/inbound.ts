@@ -150,8 +150,14 @@ const geminiErrorBody = (status: number, message: string, upstreamText: string) 
   return geminiError(status, message)
 }
 
-/** An adaptor's OpenAI chat stream converter followed by `outer`, which turns its chunks into the client's protocol. */
+/**
+ * An adaptor's OpenAI chat stream converter followed by `outer`, which turns its chunks into the
+ * client's protocol. When the adaptor's converter passes the upstream's OpenAI stream through,
+ * `outer` reads the upstream's bytes itself (its usage and text are the upstream's): each event
+ * is read once, not twice.
+ */
 function chained (inner: StreamConverter, outer: StreamConverter): StreamConverter {
+  if (inner.passThrough === true) return outer
   return {
     push: (chunk) => outer.push(inner.push(chunk)),
     end: () => {
