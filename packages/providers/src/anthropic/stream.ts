@@ -14,6 +14,11 @@ export { CUT_STREAM_MESSAGE }
 /** One Anthropic server-sent event. */
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
 
+// The fixed parts of a stream, written once (a stream is mostly small events).
+const MESSAGE_STOP = sse('message_stop', { type: 'message_stop' })
+const TEXT_BLOCK = JSON.stringify({ type: 'text', text: '' })
+const THINKING_BLOCK = JSON.stringify({ type: 'thinking', thinking: '', signature: '' })
+
 /** Anthropic's error type for an OpenAI-style error object sent inside a stream. */
 function streamErrorType (error: JsonRecord): string {
   const status = num(error.code) ?? num(error.status)
@@ -88,16 +93,17 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
 
   function closeBlock (): void {
     if (open === undefined) return
-    out += sse('content_block_stop', { type: 'content_block_stop', index: next - 1 })
+    out += `event: content_block_stop\ndata: {"type":"content_block_stop","index":${next - 1}}\n\n`
     open = undefined
     openToolIndex = undefined
     openToolId = undefined
   }
 
-  function openBlock (kind: 'text' | 'thinking' | 'tool_use', block: Record<string, unknown>): void {
+  /** Starts a block; `block` is its `content_block` as JSON. */
+  function openBlock (kind: 'text' | 'thinking' | 'tool_use', block: string): void {
     closeBlock()
     open = kind
-    out += sse('content_block_start', { type: 'content_block_start', index: next, content_block: block })
+    out += `event: content_block_start\ndata: {"type":"content_block_start","index":${next},"content_block":${block}}\n\n`
     next++
   }
 
@@ -117,7 +123,7 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     const id = str(call.id) || undefined
     if (open !== 'tool_use' || index !== openToolIndex || (id !== undefined && id !== openToolId)) {
       const toolId = id ?? anthropicId('toolu_')
-      openBlock('tool_use', { type: 'tool_use', id: toolId, name: str(fn.name) ?? '', input: {} })
+      openBlock('tool_use', JSON.stringify({ type: 'tool_use', id: toolId, name: str(fn.name) ?? '', input: {} }))
       openToolIndex = index
       openToolId = toolId
       calledTools = true
@@ -133,13 +139,13 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
     const d = isRecord(value.delta) ? value.delta : {}
     const reasoning = str(d.reasoning_content) || str(d.reasoning)
     if (reasoning !== undefined && reasoning !== '') {
-      if (open !== 'thinking') openBlock('thinking', { type: 'thinking', thinking: '', signature: '' })
+      if (open !== 'thinking') openBlock('thinking', THINKING_BLOCK)
       delta('thinking_delta', 'thinking', reasoning)
       keepText(reasoning)
     }
     const text = contentText(d.content) + (str(d.refusal) ?? '')
     if (text !== '') {
-      if (open !== 'text') openBlock('text', { type: 'text', text: '' })
+      if (open !== 'text') openBlock('text', TEXT_BLOCK)
       delta('text_delta', 'text', text)
       keepText(text)
     }
@@ -164,7 +170,7 @@ export function chatStreamToAnthropic (model: string): StreamConverter {
       delta: { stop_reason: anthropicStopReason(finishReason, calledTools), stop_sequence: null },
       usage: usage === undefined ? { output_tokens: 0 } : anthropicUsage(usage)
     })
-    out += sse('message_stop', { type: 'message_stop' })
+    out += MESSAGE_STOP
   }
 
   function fail (error: JsonRecord): void {

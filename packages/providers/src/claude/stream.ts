@@ -2,6 +2,7 @@ import type { RelayRequest, StreamConverter } from '../adaptor.js'
 import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
 import { claudeUsage, finishReason, openAIUsage, readClaudeTokens, type ClaudeTokens } from './response.js'
 import { sseReader, type SseEvent } from './sse.js'
+import { templatedJson, type TemplateSpec } from '../templated-json.js'
 import { outbox, streamConverter, type KeptText } from '../stream-converter.js'
 import { textKeeper } from '../text-keeper.js'
 
@@ -174,10 +175,17 @@ export function claudeChatEvents (req: RelayRequest): ClaudeEventConverter {
   }
 }
 
+/** A text delta's text: most of an answer's events, alike but for it. */
+export const TEXT_DELTA: TemplateSpec = {
+  path: ['delta', 'text'],
+  learnable: (json) => json.type === 'content_block_delta' && at(json, 'delta', 'type') === 'text_delta'
+}
+
 /** An Anthropic server-sent-event stream converted for an OpenAI chat client (claudeChatEvents). */
 export function createClaudeChatStream (req: RelayRequest): StreamConverter {
   const events = claudeChatEvents(req)
-  const reader = sseReader((sse: SseEvent) => events.event(parseJson(sse.data.toString('utf8')), sse.name))
+  const { parse } = templatedJson(TEXT_DELTA)
+  const reader = sseReader((sse: SseEvent) => events.event(parse(sse.data.toString('utf8')), sse.name))
   return streamConverter(reader, events)
 }
 

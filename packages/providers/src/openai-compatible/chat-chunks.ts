@@ -1,9 +1,23 @@
-import { isRecord, list, num, parseJson, type JsonRecord } from '../json.js'
+import { isRecord, list, num, type JsonRecord } from '../json.js'
+import { templatedJson, type TemplateSpec } from '../templated-json.js'
 import { sseDataReader } from './sse-data.js'
 import { readUsage } from './usage.js'
 
 /** The message of the error sent when the upstream's stream stops before its end. */
 export const CUT_STREAM_MESSAGE = 'The upstream stream ended before the answer was complete'
+
+/**
+ * A chunk's text: choice 0's delta content. The stream's first chunk (with the role) and its last
+ * (with the finish reason) differ from the chunks between them: no template is made of them.
+ */
+export const CHUNK_TEXT: TemplateSpec = {
+  path: ['choices', 0, 'delta', 'content'],
+  learnable: (json) => {
+    const choice = list(json.choices)[0]
+    if (!isRecord(choice) || !isRecord(choice.delta) || choice.delta.role !== undefined) return false
+    return typeof choice.finish_reason !== 'string' || choice.finish_reason === ''
+  }
+}
 
 /** What a converter of an OpenAI chat stream does with its events, for {@link chatChunkReader}. */
 export interface ChatChunkHandlers {
@@ -26,11 +40,13 @@ export interface ChatChunkHandlers {
  * cut anywhere into chunks) for a converter to another protocol. The answer is done once the
  * finish reason and the usage that follows it have arrived (OpenAI sends the usage in a chunk of
  * its own after the finish; others with it), at `[DONE]`, or at the end of input after a finish
- * reason; an input that ends with neither is an error. Keeps only the unfinished event.
+ * reason; an input that ends with neither is an error. Keeps only the unfinished event (and the
+ * shape of the last chunk, see {@link templatedJson}).
  */
 export function chatChunkReader (h: ChatChunkHandlers): { push: (bytes: Buffer) => void, end: () => void } {
   let finishSeen = false
   let usageAfterFinish = false
+  const { parse } = templatedJson(CHUNK_TEXT)
 
   function chunk (json: JsonRecord): void {
     if (isRecord(json.error)) {
@@ -58,7 +74,7 @@ export function chatChunkReader (h: ChatChunkHandlers): { push: (bytes: Buffer) 
       h.done()
       return true
     }
-    const json = parseJson(payload)
+    const json = parse(payload)
     if (!isRecord(json)) return false
     if (h.ended()) return true
     if (name === 'error') h.error(isRecord(json.error) ? json.error : json)
