@@ -15,12 +15,15 @@ export function parseJson (text: string): unknown {
   }
 }
 
-/** The value at `path` inside nested objects, or undefined as soon as a step is missing. */
-export function at (value: unknown, ...path: string[]): unknown {
+/**
+ * The value at `path` inside nested objects (a number steps into an array), or undefined as soon
+ * as a step is missing.
+ */
+export function at (value: unknown, ...path: ReadonlyArray<string | number>): unknown {
   let current = value
   for (const key of path) {
-    if (!isRecord(current)) return undefined
-    current = current[key]
+    if (typeof key === 'number' ? !Array.isArray(current) : !isRecord(current)) return undefined
+    current = (current as Readonly<Record<string | number, unknown>>)[key]
   }
   return current
 }

@@ -1,4 +1,4 @@
-import { isRecord, parseJson, type JsonRecord } from './json.js'
+import { at, isRecord, parseJson, type JsonRecord } from './json.js'
 
 /**
  * Where the string that changes from one streamed event to the next sits: upstreams send a
@@ -26,16 +26,6 @@ const SENTINEL_LITERAL = JSON.stringify(SENTINEL).slice(1, -1)
 const SPECIAL = /["\\\u0000-\u001f]/
 /** Templates made without one being used: past this, every event of the stream is parsed in full. */
 const TRIES = 3
-
-/** The value at `path` (undefined as soon as a step is missing). */
-function valueAt (value: unknown, path: TemplateSpec['path']): unknown {
-  let current = value
-  for (const key of path) {
-    if (typeof key === 'number' ? !Array.isArray(current) : !isRecord(current)) return undefined
-    current = (current as Record<string | number, unknown>)[key]
-  }
-  return current
-}
 
 /** `node` with `value` at `path` from step `i` on, copying the objects and arrays on the way only. */
 function withValue (node: unknown, path: TemplateSpec['path'], i: number, value: string): unknown {
@@ -109,7 +99,7 @@ export function templatedJson (spec: TemplateSpec): TemplatedJson {
   }
 
   function learn (payload: string, json: JsonRecord): void {
-    if (tries === 0 || typeof valueAt(json, spec.path) !== 'string' || !spec.learnable(json)) return
+    if (tries === 0 || typeof at(json, ...spec.path) !== 'string' || !spec.learnable(json)) return
     tries--
     learned++
     template = undefined
@@ -118,7 +108,7 @@ export function templatedJson (spec: TemplateSpec): TemplatedJson {
     const before = payload.slice(0, span[0] + 1)
     const after = payload.slice(span[1] - 1)
     const proof = parseJson(before + SENTINEL_LITERAL + after)
-    if (!isRecord(proof) || valueAt(proof, spec.path) !== SENTINEL) return
+    if (!isRecord(proof) || at(proof, ...spec.path) !== SENTINEL) return
     template = { before, after, value: proof }
   }
 

@@ -1,4 +1,4 @@
-import { isRecord, list, num, type JsonRecord } from '../json.js'
+import { at, isRecord, list, num, type JsonRecord } from '../json.js'
 import { templatedJson, type TemplateSpec } from '../templated-json.js'
 import { sseDataReader } from './sse-data.js'
 import { readUsage } from './usage.js'
@@ -13,7 +13,7 @@ export const CUT_STREAM_MESSAGE = 'The upstream stream ended before the answer w
 export const CHUNK_TEXT: TemplateSpec = {
   path: ['choices', 0, 'delta', 'content'],
   learnable: (json) => {
-    const choice = list(json.choices)[0]
+    const choice = at(json, 'choices', 0)
     if (!isRecord(choice) || !isRecord(choice.delta) || choice.delta.role !== undefined) return false
     return typeof choice.finish_reason !== 'string' || choice.finish_reason === ''
   }
