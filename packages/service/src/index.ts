@@ -22,3 +22,4 @@ export { channelsAutoDisabled, counter, DURATION_BUCKETS, FastHistogram, gauge, 
 export type { MetricsServer } from './metrics.js'
 export { contextOf, SpanKind, SpanStatusCode, spanContextOf, startSpan, startTracing, stopTracing, traceparentOf, tracing } from './tracing.js'
 export type { Span, TracingConfig } from './tracing.js'
+export { EDGE_PROOF_HEADER, edgeProof, requireEdgeProof } from './edge-proof.js'

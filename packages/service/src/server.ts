@@ -43,7 +43,7 @@ export interface RunServiceOptions<C extends CommonServiceConfig> {
 /** How long a client has to send a whole request, head and body (Node's requestTimeout). */
 export const REQUEST_TIMEOUT_MS = 60_000
 /** How long a client has to send a request's head (Node's headersTimeout, at most the above). */
-export const HEADERS_TIMEOUT_MS = 60_000
+export const HEADERS_TIMEOUT_MS = 30_000
 
 /** Options of {@link fastifyOptions}. */
 export interface FastifyOptionsExtra {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { ControlPlaneConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, isStoreUnavailable, outboundPlugin, redisPlugin, SecretBox } from '@modelgate/service'
+import { dbPlugin, healthPlugin, isStoreUnavailable, outboundPlugin, redisPlugin, requireEdgeProof, SecretBox } from '@modelgate/service'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
@@ -66,6 +66,8 @@ export interface ControlPlaneOptions {
 /** The whole control plane as one plugin: `/api` for the console, and the console itself. */
 async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptions) {
   const startTime = Math.floor(Date.now() / 1000)
+  // First of all hooks: X-Forwarded-* count only on requests the gateway forwarded (SEC-02).
+  requireEdgeProof(app, config.SESSION_SECRET)
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'control-plane', max: config.PG_POOL_MAX, migrate: config.MIGRATE_ON_START })
   await app.register(redisPlugin, { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(healthPlugin, {})

@@ -1,8 +1,9 @@
 import type { GatewayConfig } from '@modelgate/config'
-import { dbPlugin, healthPlugin, outboundPlugin, redisPlugin, trustProxyOption, type TrustProxyOption } from '@modelgate/service'
+import { dbPlugin, edgeProof, healthPlugin, outboundPlugin, redisPlugin, trustProxyOption, type TrustProxyOption } from '@modelgate/service'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import controlPlaneProxy from './plugins/app/control-plane-proxy.js'
+import edge from './plugins/app/edge.js'
 import relay from './relay/index.js'
 
 /**
@@ -21,6 +22,8 @@ export interface GatewayOptions {
 
 /** The whole gateway as one plugin: relay routes, health, and the proxy to the control plane. */
 async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
+  // First: the edge's rules run before every other hook and route.
+  await app.register(edge, { maxConnectionsPerIp: config.GATEWAY_MAX_CONNECTIONS_PER_IP, trustProxy: gatewayTrustProxy(config) })
   await app.register(dbPlugin, { url: config.DATABASE_URL, applicationName: 'gateway', max: config.PG_POOL_MAX, migrate: config.MIGRATE_ON_START })
   // No auto-pipelining: a request makes one Redis call, in its own tick, so a pipeline would
   // carry one command at a higher cost (measured: about 10% more requests a second without).
@@ -32,7 +35,7 @@ async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
   const noMetrics = async (_req: FastifyRequest, reply: FastifyReply) => await reply.code(404).send({ error: { message: 'Not found', type: 'invalid_request_error', code: 'not_found' } })
   app.all('/metrics', noMetrics)
   app.all('/metrics/*', noMetrics)
-  await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL })
+  await app.register(controlPlaneProxy, { upstream: config.CONTROL_PLANE_URL, connections: config.CONTROL_PLANE_CONNECTIONS, proof: edgeProof(config.SESSION_SECRET) })
 }
 
 // Not encapsulated: the service's decorators (db, redis, ...) are visible to whoever registers it.

@@ -39,8 +39,11 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     const ipKey = ipFailuresKey(req.ip)
     const [failures, ipFailures] = await app.redis.mget(key, ipKey)
     if (Number(failures ?? 0) >= MAX_FAILURES || Number(ipFailures ?? 0) >= MAX_FAILURES_PER_IP) {
-      await app.redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).exec()
-      throw new ApiError(429, M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 })
+      const [, , nameTtl, ipTtl] = (await app.redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).ttl(key).ttl(ipKey).exec()) ?? []
+      // Retry-After: when the later of the two locks (the name's, the address's) that hold ends.
+      const locks = [Number(failures ?? 0) >= MAX_FAILURES ? Number(nameTtl?.[1]) : 0, Number(ipFailures ?? 0) >= MAX_FAILURES_PER_IP ? Number(ipTtl?.[1]) : 0]
+      const wait = Math.min(LOCKOUT_S, Math.max(1, ...locks.filter((n) => Number.isFinite(n))))
+      throw new ApiError(429, M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 }, { 'retry-after': String(wait) })
     }
     const user = await findLiveUserByLogin(app.db, username.trim())
     const valid = await verifyPassword(user?.password_hash, password)
