@@ -15,12 +15,19 @@ function refusalOf (code: string | undefined, packet: Buffer | undefined): { sta
   }
 }
 
+/** Longest request target (path and query) the gateway serves; longer is answered 414. */
+export const MAX_URL_BYTES = 8192
+
 /**
- * Whether the bytes that overflowed Node's header limit are still the request line: they begin
- * with a method and a target and hold no line end. The URL was too long, not the headers.
+ * Whether it is the request line that overflowed Node's header limit: the bytes begin with a
+ * method and a target, and the line does not end within {@link MAX_URL_BYTES}. The URL was too
+ * long, not the headers. (Only the chunk being parsed is seen: a request line that began in an
+ * earlier TCP read is reported as 431.)
  */
 function inRequestLine (packet: Buffer): boolean {
-  return /^[A-Z]{3,10} \S/.test(packet.subarray(0, 16).toString('latin1')) && !packet.includes(10)
+  if (!/^[A-Z]{3,10} \S/.test(packet.subarray(0, 16).toString('latin1'))) return false
+  const lineEnd = packet.indexOf(10)
+  return lineEnd < 0 || lineEnd > MAX_URL_BYTES
 }
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { ConfigError, loadControlPlaneConfig } from '@modelgate/config'
 import { startTestSmtpServer } from '@modelgate/mail/testing'
-import { fastifyOptions } from '@modelgate/service'
+import { EDGE_PROOF_HEADER, edgeProof, fastifyOptions } from '@modelgate/service'
+import { TEST_SECRETS } from '@modelgate/testing'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import type { Test } from 'tap'
@@ -323,8 +324,10 @@ t.test('SEC-05 session secret, user binding, CSRF header and cookie flags; a ses
   t.match(cookie, /; HttpOnly/i)
   t.match(cookie, /; SameSite=(Lax|Strict)/i)
   t.notMatch(cookie, /; Secure/i, 'plain http: no Secure flag')
-  const viaHttps = await loginAs(a, 'alice', 'password123', { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-proto': 'https' } })
-  t.match(sessionCookie(viaHttps)!, /; Secure/i, 'behind a trusted https proxy: Secure')
+  const viaHttps = await loginAs(a, 'alice', 'password123', { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-proto': 'https', [EDGE_PROOF_HEADER]: edgeProof(TEST_SECRETS.SESSION_SECRET) } })
+  t.match(sessionCookie(viaHttps)!, /; Secure/i, 'behind a trusted https proxy (the gateway, with its proof): Secure')
+  const unproved = await loginAs(a, 'alice', 'password123', { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-proto': 'https' } })
+  t.notMatch(sessionCookie(unproved)!, /; Secure/i, 'x-forwarded-proto from a trusted address without the gateway\'s proof (a smuggled request) is ignored')
   const spoofed = await loginAs(a, 'alice', 'password123', { remoteAddress: '198.51.100.30', headers: { 'x-forwarded-proto': 'https' } })
   t.notMatch(sessionCookie(spoofed)!, /; Secure/i, 'x-forwarded-proto from an untrusted client is ignored')
 

@@ -78,11 +78,12 @@ t.test('relay paths never fall through to the control plane', async (t) => {
   t.same(gemini.json().error, { code: 404, message: 'Invalid URL (POST /v1beta/models/x:nothing)', status: 'NOT_FOUND' })
 })
 
-t.test('answers 502 in the console envelope when the control plane is down', async (t) => {
+t.test('answers 503 with Retry-After in the console envelope when the control plane is down', async (t) => {
   const env = await createServiceEnv(t)
   const gw = await buildGateway(t, { ...env, CONTROL_PLANE_URL: 'http://127.0.0.1:1' })
   const res = await gw.inject('/api/status')
-  t.equal(res.statusCode, 502)
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
   t.equal(res.json().success, false)
 })
 

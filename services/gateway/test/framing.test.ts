@@ -203,8 +203,8 @@ async function recordingServer (t: Test, answer: (seen: Seen, res: ServerRespons
 /** An OpenAI-speaking upstream that answers each chat with the last message's content: every client gets its own words back. */
 async function echoOpenAI (t: Test) {
   return await recordingServer(t, (s, res) => {
-    let content = ''
-    try { content = String((JSON.parse(s.body) as { messages: Array<{ content: string }> }).messages.at(-1)?.content) } catch {}
+    let content: string
+    try { content = String((JSON.parse(s.body) as { messages: Array<{ content: string }> }).messages.at(-1)?.content) } catch { content = '' }
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }))
   })
@@ -349,4 +349,111 @@ t.test('the reproduction: a GET with a body on the real control plane, then anot
   t.equal(proved.status, 200, 'with the proof (the gateway), the forwarded address counts')
   const forged = await fetch(`${cpBase}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.201', [EDGE_PROOF_HEADER]: 'not-the-proof' }, body: JSON.stringify({ username: 'nobody-y', password: 'wrong-pass' }) })
   t.equal(forged.status, 429, 'a wrong proof is no proof')
+})
+
+t.test('connection hygiene: header count, URL length, idle sockets, connections per address', async (t) => {
+  const cp = await echoControlPlane(t)
+  const { app, url } = await buildGateway(t, { CONTROL_PLANE_URL: cp.url, GATEWAY_MAX_CONNECTIONS_PER_IP: '5' })
+  const port = Number(new URL(url).port)
+  const head = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`
+
+  const headers = (n: number) => Array.from({ length: n - 1 }, (_, i) => `X-H${i}: v\r\n`).join('')
+  const hundred = await exchange(port, [head('/api/echo', headers(100))])
+  t.equal(hundred.responses[0]?.status, 200, '100 headers are served')
+  const more = await exchange(port, [head('/v1/models', headers(101))])
+  t.equal(more.responses[0]?.status, 431, '101 headers: 431')
+  t.match(JSON.parse(more.responses[0]!.body), { error: { code: 'too_many_headers' } })
+  t.ok(more.closed, 'and the connection is closed')
+  const many = await exchange(port, [head('/api/echo', headers(150))])
+  t.same([many.responses[0]?.status, JSON.parse(many.responses[0]!.body)], [431, { success: false, message: 'The request has more than 100 headers' }], '150 headers on a console path: 431 in the console\'s envelope')
+
+  const long = await exchange(port, [head(`/api/echo?q=${'a'.repeat(9000)}`)])
+  t.equal(long.responses[0]?.status, 414, 'a 9 KB URL: 414')
+  const huge = await exchange(port, [head(`/v1/models?q=${'a'.repeat(20_000)}`)])
+  t.equal(huge.responses[0]?.status, 414, 'a 20 KB URL, past Node\'s header limit: still 414')
+  t.ok(huge.closed)
+  const bigHeader = await exchange(port, [head('/v1/models', `X-Big: ${'b'.repeat(20_000)}\r\n`)])
+  t.equal(bigHeader.responses[0]?.status, 431, 'a 20 KB header: 431')
+
+  t.equal(app.server.headersTimeout, 30_000, 'a client has 30 s to send its head')
+  t.equal(app.server.keepAliveTimeout, 72_000, 'idle keep-alive sockets close after 72 s (past a load balancer\'s usual 60 s)')
+  // Node enforces it: shortened here, an idle socket is closed on time.
+  app.server.keepAliveTimeout = 500
+  const idle = connect(port, '127.0.0.1')
+  idle.on('error', () => {})
+  let idleClosedAt = 0
+  idle.on('close', () => { idleClosedAt = Date.now() })
+  idle.write(head('/api/echo'))
+  const servedAt = await new Promise<number>((resolve) => idle.once('data', () => resolve(Date.now())))
+  t.ok(await until(() => idleClosedAt > 0, 10_000), 'the idle keep-alive socket is closed')
+  t.ok(idleClosedAt - servedAt >= 400 && idleClosedAt - servedAt < 5000, `on time (${idleClosedAt - servedAt} ms after its answer)`)
+  app.server.keepAliveTimeout = 72_000
+
+  // Five open connections from one address; the sixth is refused before anything is read.
+  const open: Socket[] = []
+  for (let i = 0; i < 5; i++) {
+    const s = connect(port, '127.0.0.1')
+    s.on('error', () => {})
+    await new Promise<void>((resolve) => s.once('connect', resolve))
+    open.push(s)
+  }
+  const sixth = await exchange(port, [head('/api/echo')])
+  t.equal(sixth.responses[0]?.status, 429, 'the sixth connection from one address: 429')
+  t.ok(Number(sixth.responses[0]?.headers['retry-after']) >= 1, 'with Retry-After')
+  t.ok(sixth.closed, 'and closed')
+  const seenBefore = cp.seen.length
+  open.pop()!.destroy()
+  t.ok(await until(async () => (await exchange(port, [head('/api/echo')])).responses[0]?.status === 200, 10_000), 'once one closes, a new one is served')
+  t.ok(cp.seen.length > seenBefore, 'and reaches the control plane')
+  for (const s of open) s.destroy()
+})
+
+t.test('connections from trusted load balancers are not capped', async (t) => {
+  const cp = await echoControlPlane(t)
+  const { url } = await buildGateway(t, { CONTROL_PLANE_URL: cp.url, GATEWAY_MAX_CONNECTIONS_PER_IP: '2', GATEWAY_TRUST_PROXY: 'loopback' })
+  const port = Number(new URL(url).port)
+  const open: Socket[] = []
+  for (let i = 0; i < 4; i++) {
+    const s = connect(port, '127.0.0.1')
+    s.on('error', () => {})
+    await new Promise<void>((resolve) => s.once('connect', resolve))
+    open.push(s)
+  }
+  const res = await exchange(port, ['GET /api/echo HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.5\r\n\r\n'])
+  t.equal(res.responses[0]?.status, 200, 'a fifth connection from the load balancer is served')
+  for (const s of open) s.destroy()
+})
+
+t.test('quiet edge: nothing logged per console request at info; an unreachable control plane is a 503 without a stack trace', async (t) => {
+  const cp = await echoControlPlane(t)
+  const lines: string[] = []
+  const sink = { write: (line: string) => { lines.push(line) } }
+  const { createServiceEnv: serviceEnv } = await import('@modelgate/testing')
+  const env = await serviceEnv(t)
+  const { loadGatewayConfig } = await import('@modelgate/config')
+  const gatewayPlugin = (await import('../src/app.js')).default
+  const build = async (controlPlaneUrl: string) => {
+    const app = Fastify({ ...fastifyOptions('gateway', 'info', { trustRequestId: false }), logger: { level: 'info', stream: sink } })
+    await app.register(gatewayPlugin, { config: loadGatewayConfig({ ...env, CONTROL_PLANE_URL: controlPlaneUrl }) })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    t.teardown(() => app.close())
+    return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  }
+  const up = await build(cp.url)
+  lines.length = 0
+  for (let i = 0; i < 5; i++) t.equal((await fetch(`${up}/api/echo?i=${i}`)).status, 200)
+  t.same(lines.filter((l) => !l.includes('Redis persistence')), [], 'five console requests at info: no log line')
+
+  const down = await build('http://127.0.0.1:1')
+  lines.length = 0
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${down}/api/status`)
+    t.equal(res.status, 503, 'the control plane away (starting): 503')
+    t.equal(res.headers.get('retry-after'), '5')
+    t.same(await res.json(), { success: false, message: 'The console is starting or unavailable, please try again shortly' })
+  }
+  const warned = lines.filter((l) => !l.includes('Redis persistence'))
+  t.equal(warned.length, 1, `one warning for three failures: ${warned.join('')}`)
+  t.match(JSON.parse(warned[0]!), { level: 40, msg: 'control plane unreachable', code: 'ECONNREFUSED' })
+  t.notMatch(warned[0]!, /stack|at .*\.js/, 'no stack trace')
 })

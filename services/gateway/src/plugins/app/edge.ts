@@ -1,14 +1,12 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
-import type { TrustProxyOption } from '@modelgate/service'
+import { MAX_URL_BYTES, type TrustProxyOption } from '@modelgate/service'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
 /** Headers a request may have at most; more is answered 431. */
 export const MAX_HEADERS = 100
-/** Longest request target (path and query) in bytes; longer is answered 414. */
-export const MAX_URL_BYTES = 8192
 
 /** Methods whose body nothing in the gateway reads or forwards. */
 const BODYLESS = new Set(['GET', 'HEAD', 'TRACE'])
