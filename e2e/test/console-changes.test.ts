@@ -30,7 +30,7 @@ t.test('console changes reach a running gateway within a second, over real HTTP'
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
   })).status
-  t.equal(await chat(), 503, 'no channel serves the model yet')
+  t.equal(await chat(), 404, 'no channel lists the model yet: 404 model_not_found')
 
   const channel = await root.send<Array<{ id: number }>>('POST', '/api/channel/', { name: 'main', type: 1, key: 'sk-upstream', base_url: upstream.url, models: 'gpt-4o-mini', group: 'default' })
   t.equal(channel.success, true, channel.message)
@@ -51,7 +51,7 @@ t.test('console changes reach a running gateway within a second, over real HTTP'
   t.ok(await within(chat, 200) >= 0, 'and accepted again once enabled')
 
   await root.send('PUT', '/api/channel/', { id, models: 'gpt-4o' })
-  t.ok(await within(chat, 503) >= 0, 'a model removed from the channel stops routing within a second')
+  t.ok(await within(chat, 404) >= 0, 'a model removed from the channel stops routing within a second (404: no channel lists it)')
 
   // Another user cannot see alice's token at all.
   await root.send('POST', '/api/user/', { username: 'bob', password: 'password123' })

@@ -47,9 +47,23 @@ export const UsageEvent = Type.Object({
   usage_source: Type.Union([Type.Literal('upstream'), Type.Literal('counted'), Type.Literal('none')]),
   /** The price details used (model_ratio, completion_ratio, group_ratio, model_price, ...). */
   price: Type.Record(Type.String(), Type.Number()),
-  /** Channels tried before the one that answered, for admins. */
+  /** Channels tried before channel_id (the one that answered, else the last one tried), each once, for admins. */
   retried_channels: Type.Array(Type.Integer()),
-  error: Type.Optional(Type.Object({ status: Type.Integer(), message: Type.String() })),
+  /**
+   * Why the request failed: its status and what the client was told (the upstream's own words
+   * only when they were about the request; the log's content, which its user sees), and, for
+   * admins only (the log's admin_info.error), the upstream failure as classified: its status, its
+   * code and its message cleaned by the providers' cleanUpstreamMessage, never its raw body.
+   */
+  error: Type.Optional(Type.Object({
+    status: Type.Integer(),
+    message: Type.String(),
+    upstream: Type.Optional(Type.Object({
+      status: Type.Integer(),
+      code: Type.Optional(Type.String()),
+      message: Type.String()
+    }))
+  })),
   /** W3C trace context of the relay request (only when tracing is on): the settlement span continues its trace. */
   traceparent: Type.Optional(Type.String({ maxLength: 128 }))
 })

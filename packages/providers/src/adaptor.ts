@@ -200,7 +200,10 @@ export type FailureAction =
 
 export interface ClassifiedFailure {
   action: FailureAction
-  /** A message safe to show the client (no keys, no upstream URLs). */
+  /**
+   * The upstream's message, cleaned (cleanUpstreamMessage: no keys, links, hosts or addresses), or
+   * a generic one; the relay tells it to the client only for a `'client'` failure, admins always.
+   */
   message: string
   /** The provider's own error type or code, when it has one. */
   code?: string

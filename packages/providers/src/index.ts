@@ -14,6 +14,7 @@ export type {
   Usage
 } from './adaptor.js'
 export { PROVIDER_ERROR_CODES, ProviderError, type ProviderErrorCode } from './errors.js'
+export { classifyAnswer, cleanUpstreamMessage, failureSummary, looksLikeJson, nonJsonAnswer, REDACTED, unexpectedAnswer, UPSTREAM_MESSAGE_MAX_CHARS } from './failure-text.js'
 export { adaptorFor, CHANNEL_TYPE_NAMES, defaultModelsByType, registeredTypes } from './registry.js'
 export {
   bearerHeaders,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { ChannelConfig, CredentialStore, CredentialUpdate } from './adaptor.js'
 import { cachedToken, CredentialError, exchange, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
+import { cleanUpstreamMessage } from './failure-text.js'
 import { isRecord, num, parseJson, str, type JsonRecord } from './json.js'
 
 // OAuth credentials of a subscription account (Claude Code, Codex): an access token, and a
@@ -150,7 +151,7 @@ function describeRefusal (status: number, body: string): string {
     const text = str(json.error_description) ?? (isRecord(error) ? str(error.message) : undefined)
     detail = [code, text].filter((s) => s !== undefined && s !== '').join(': ')
   }
-  detail = detail.replace(/\b[\w-]{32,}\b/g, '***').slice(0, 300)
+  detail = cleanUpstreamMessage(detail)
   return `the OAuth token endpoint refused to renew the access token (HTTP ${status}${detail === '' ? '' : `: ${detail}`})`
 }
 

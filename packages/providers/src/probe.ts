@@ -2,6 +2,7 @@ import { fetch, type Response } from 'undici'
 import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
 import { defaultOutbound, outboundRefusal, type Outbound } from './outbound.js'
 import { CredentialError } from './credentials.js'
+import { classifyAnswer, cleanUpstreamMessage, failureSummary, unexpectedAnswer } from './failure-text.js'
 import { authorized, upstreamRequest, withOverrides } from './overrides.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
@@ -9,7 +10,11 @@ export interface ChannelTestResult {
   ok: boolean
   /** Milliseconds until the whole answer arrived. */
   ms: number
-  /** Why it failed, safe to show; empty on success. */
+  /**
+   * Why it failed, for admins; empty on success. An upstream's answer is summed up as
+   * failureSummary does (status, code, its message cleaned); one that is not JSON by its type
+   * and size only, so a channel pointed at an internal page cannot be used to read it.
+   */
   message: string
   /** How the adaptor classifies a failed answer ('disable': bad key or exhausted account); absent when no answer came. */
   action?: FailureAction
@@ -112,14 +117,14 @@ export async function testChannel (adaptor: ProviderAdaptor, channel: ChannelCon
     const res = await call(await upstreamRequest(adaptor, channel, req), channel, timeoutMs, TEST_ANSWER_MAX_BYTES)
     const ms = Date.now() - started
     if (res.status < 200 || res.status >= 300) {
-      const failure = adaptor.classifyFailure(res.status, res.body.toString('utf8'))
-      return { ok: false, ms, message: failure.message, action: failure.action }
+      const failure = classifyAnswer(adaptor, res.status, res.contentType, res.body.toString('utf8'))
+      return { ok: false, ms, message: failureSummary(res.status, failure), action: failure.action }
     }
-    const failure = adaptor.convertResponse(channel, req, res.status, res.contentType, res.body).failure
-    if (failure !== undefined) return { ok: false, ms, message: failure.message, action: failure.action }
+    const failure = unexpectedAnswer(req.endpoint, res.contentType, res.body) ?? adaptor.convertResponse(channel, req, res.status, res.contentType, res.body).failure
+    if (failure !== undefined) return { ok: false, ms, message: failureSummary(res.status, failure), action: failure.action }
     return { ok: true, ms, message: '' }
   } catch (err) {
-    if (err instanceof CredentialError) return { ok: false, ms: Date.now() - started, message: err.message, action: err.action }
+    if (err instanceof CredentialError) return { ok: false, ms: Date.now() - started, message: cleanUpstreamMessage(err.message), action: err.action }
     return { ok: false, ms: Date.now() - started, message: failureMessage(err, timeoutMs) }
   }
 }
@@ -140,6 +145,6 @@ export async function fetchModels (adaptor: ProviderAdaptor, channel: ChannelCon
   } catch (err) {
     throw new Error(failureMessage(err, timeoutMs), { cause: err })
   }
-  if (res.status < 200 || res.status >= 300) throw new Error(adaptor.classifyFailure(res.status, res.body.toString('utf8')).message)
+  if (res.status < 200 || res.status >= 300) throw new Error(failureSummary(res.status, classifyAnswer(adaptor, res.status, res.contentType, res.body.toString('utf8'))))
   return adaptor.parseModels(res.body.toString('utf8'))
 }

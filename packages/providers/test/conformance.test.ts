@@ -367,7 +367,7 @@ for (const type of registeredTypes()) {
       }
       const generic = adaptor.classifyFailure(500, '<html>oops</html>')
       t.match(generic.message, /500/, 'a body without an error envelope gives a generic message with the status')
-      t.equal(adaptor.classifyFailure(401, ERROR_CASES[1]?.body ?? '').message, 'Incorrect API key provided: sk-***. You can find your API key at.')
+      t.equal(adaptor.classifyFailure(401, ERROR_CASES[1]?.body ?? '').message, 'Incorrect API key provided: sk-***. You can find your API key at [redacted].')
       t.equal(adaptor.classifyFailure(408, '').action, 'retry')
       t.equal(adaptor.classifyFailure(413, '{"error":{"message":"Request too large","type":"invalid_request_error"}}').action, 'client')
       t.equal(adaptor.classifyFailure(422, '{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","foo"],"msg":"Extra inputs are not permitted"}]},"type":"invalid_request_error","code":null}').message,

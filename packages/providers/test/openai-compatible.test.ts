@@ -228,10 +228,10 @@ t.test('exhausted accounts of compatible providers disable the channel', async (
 t.test('failure messages never carry keys or links', async (t) => {
   const azureKey = '0123456789abcdef0123456789abcdef'
   const failure = classifyOpenAIFailure(401, JSON.stringify({ error: { code: '401', message: `Access denied due to invalid subscription key ${azureKey} or wrong API endpoint https://res.openai.azure.com/openai.` } }))
-  t.equal(failure.message, 'Access denied due to invalid subscription key *** or wrong API endpoint.')
+  t.equal(failure.message, 'Access denied due to invalid subscription key *** or wrong API endpoint [redacted].')
   t.equal(failure.action, 'disable')
   t.notMatch(classifyOpenAIFailure(400, '{"error":{"message":"bad header Authorization: Bearer sk-abc123456"}}').message, /abc123456/)
-  t.ok(classifyOpenAIFailure(400, JSON.stringify({ error: { message: 'x'.repeat(5000) } })).message.length <= 500, 'long messages are cut')
+  t.ok(classifyOpenAIFailure(400, JSON.stringify({ error: { message: 'x'.repeat(5000) } })).message.length <= 300, 'long messages are cut to 300 characters')
   t.same(classifyOpenAIFailure(400, 'Bad Request'), { action: 'client', message: 'upstream answered HTTP 400' })
   t.same(classifyOpenAIFailure(400, '{"error":"model is required"}'), { action: 'client', message: 'model is required' })
   t.equal(classifyOpenAIFailure(302, '').action, 'retry', 'a redirect is no answer: try another channel')

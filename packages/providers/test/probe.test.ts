@@ -73,3 +73,26 @@ t.test("a channel's proxy carries its tests and model lists: HTTP with credentia
   t.match(await testChannel(openai, deadProxy, 'm'), { ok: false, message: /request failed/ }, 'an unreachable proxy is a failed test, with the reason')
   t.equal(seen.length, 5, 'and nothing reached the upstream around it')
 })
+
+t.test('a channel pointed at an internal page fails its test with what the answer was, never what it said', async (t) => {
+  const secret = '<html><title>Admin</title><body>root password: hunter2-7f3a; db at 10.9.8.7:5432</body></html>'
+  let status = 500
+  let type = 'text/html; charset=utf-8'
+  const server = createServer((req, res) => {
+    req.resume()
+    res.writeHead(status, { 'content-type': type })
+    res.end(secret)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const channel = { id: 1, type: 1, key: 'sk-x', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, other: '', organization: null, setting: {} }
+  const openai = adaptorFor(1)!
+  const bytes = Buffer.byteLength(secret)
+  t.same(await testChannel(openai, channel, 'm').then(({ ms: _ms, ...r }) => r), { ok: false, message: `upstream answered HTTP 500: non-JSON answer (text/html, ${bytes} bytes)`, action: 'retry' }, 'an HTML 500')
+  status = 200
+  t.same(await testChannel(openai, channel, 'm').then(({ ms: _ms, ...r }) => r), { ok: false, message: `upstream answered HTTP 200 (non_json_answer): non-JSON answer (text/html, ${bytes} bytes)`, action: 'retry' }, 'an HTML 200 is no pass')
+  type = 'text/plain'
+  t.match(await testChannel(openai, channel, 'm'), { ok: false, message: /non-JSON answer \(text\/plain, \d+ bytes\)/ }, 'nor plain text')
+  status = 403
+  t.equal(await fetchModels(openai, channel).catch((err: Error) => err.message), `upstream answered HTTP 403: non-JSON answer (text/plain, ${bytes} bytes)`, 'a model list refused with a page')
+})

@@ -1,4 +1,5 @@
-import { ROLE } from '@modelgate/db'
+import { randomUUID } from 'node:crypto'
+import { ROLE, settleUsageBatch } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { build, login, ROOT, type Session, userSession } from './helpers.js'
@@ -146,7 +147,7 @@ t.test('SEC-12 tokens of other users: through an access token, every token route
   t.same(await search(a, 'keyword='), [mine.id], 'an empty search lists exactly alice\'s token')
 })
 
-t.test('SEC-13 logs, tasks and usage of other users: self routes ignore another user\'s names, channels and ids', async (t) => {
+t.test('SEC-13 logs, tasks, usage and top-ups of other users: self routes ignore another user\'s names, channels and ids; self logs carry no channel, admin_info, upstream error or client header', async (t) => {
   const app = await build(t)
   const alice = await userSession(app, 'alice')
   const bob = await userSession(app, 'bob')
@@ -217,4 +218,43 @@ t.test('SEC-13 logs, tasks and usage of other users: self routes ignore another 
   const usage = await call(app, a, 'GET', `/api/data/self/?username=bob&start_timestamp=${hour - 3600}&end_timestamp=${now}`)
   t.equal(usage.status, 200)
   t.same(usage.body.data.map((b: { quota: number }) => b.quota), [100], 'the dashboard ignores username: alice\'s bucket only')
+
+  // Alice's own failed request, logged as the billing worker logs the gateway's usage event: its
+  // channel refused with a distinctive upstream error. The event carries what alice was told and,
+  // for admins, the classification (the gateway cleans it and never puts a raw body in it: the
+  // relay's side is proved by the gateway's upstream-errors test, with real upstreams).
+  const failedId = randomUUID()
+  const told = `The upstream provider failed to answer (request id: ${failedId})`
+  const upstream = { status: 401, code: 'invalid_api_key', message: 'UPSTREAM-ERROR-7f3a: Incorrect API key provided: sk-***' }
+  await settleUsageBatch(app.db, [{
+    request_id: failedId, created_at: now - 15, user_id: alice.user.id, username: 'alice', token_id: 0, token_name: 'a-key', unlimited_token: false,
+    channel_id: 4, model_name: 'gpt-4o', upstream_model: 'gpt-4o', group: 'default', is_stream: false, ip: '10.0.0.1', use_time_ms: 300, first_response_ms: 0,
+    prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: 0, outcome: 'failed', usage_source: 'none', price: { model_ratio: 2 }, retried_channels: [3],
+    error: { status: 401, message: told, upstream }
+  }], { writeLog: true })
+  const selfFailed = await call(app, a, 'GET', '/api/log/self/?type=5')
+  const failed = (selfFailed.body.data.items as Array<Record<string, unknown> & { other: Record<string, unknown> }>).find((i) => i.request_id === failedId)
+  t.equal(failed?.content, told, 'the self log says what alice was told, with the request id')
+  for (const never of ['UPSTREAM-ERROR-7f3a', 'Incorrect API key', 'invalid_api_key', 'admin_info', 'use_channel']) {
+    t.notOk(selfFailed.text.includes(never), `the self log never carries "${never}"`)
+  }
+  t.notOk(Object.keys(failed ?? {}).some((k) => /channel|header|agent|admin/i.test(k)), 'nor a channel, a client header or an admin field')
+  const root = await login(app, ROOT.username, ROOT.password)
+  const adminLogs = await call(app, root.headers, 'GET', '/api/log/?type=5')
+  const adminRow = (adminLogs.body.data.items as Array<{ request_id: string, other: Record<string, unknown> }>).find((i) => i.request_id === failedId)
+  t.same(adminRow?.other['admin_info'], { use_channel: [3, 4], error: upstream }, 'the admin log view shows the channels and the classified upstream error')
+
+  // Top-up orders: nothing reads one by its trade_no but the provider's signed notification.
+  await app.db.insertInto('top_ups').values({ user_id: bob.user.id, amount: 10, money: '72.00', quota: 5_000_000, trade_no: 'USR-bob-trade-42', payment_method: 'alipay' }).execute()
+  for (const url of ['/api/user/topup/status?trade_no=USR-bob-trade-42', '/api/user/topup?trade_no=USR-bob-trade-42', '/api/user/topup/USR-bob-trade-42', '/api/user/topup/self?trade_no=USR-bob-trade-42']) {
+    const res = await call(app, a, 'GET', url)
+    t.ok(res.status === 404 || res.status === 403, `${url}: not found, or an admin route refused (${res.status})`)
+    t.equal(res.body.success, false)
+    t.notOk(res.text.includes('USR-bob') || res.text.includes('72.00') || res.text.includes('bob'), `${url}: nothing of bob's order`)
+  }
+  const forged = await app.inject({ method: 'GET', url: '/api/user/epay/notify?trade_no=USR-bob-trade-42&out_trade_no=USR-bob-trade-42&trade_status=TRADE_SUCCESS&money=72.00', headers: a })
+  t.equal(forged.body, 'fail', 'an unsigned notification naming bob\'s order fails')
+  t.match(await app.db.selectFrom('top_ups').selectAll().where('trade_no', '=', 'USR-bob-trade-42').executeTakeFirstOrThrow(), { status: 'pending', complete_time: 0 }, 'and leaves it as it was')
+  // The relay's task fetches (/mj/task/{id}/fetch, Suno's fetch, a video's content) with bob's ids
+  // answer as for a missing id: the gateway's mj, suno and video tests.
 })

@@ -138,7 +138,9 @@ t.test('a Claude channel with a wrong key is refused by the upstream and disable
   const err = await new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
     .then(() => undefined, (e: unknown) => e)
   t.ok(err instanceof Anthropic.APIError)
-  t.match((err as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: String, message: /All upstream channels failed/ } })
+  t.match((err as InstanceType<typeof Anthropic.APIError>).error, { type: 'error', error: { type: String, message: /^The upstream provider failed to answer \(request id: [0-9a-f-]{36}\)$/ } },
+    'the channel\'s own failure: a generic message with the request id, not the upstream\'s words')
+  t.notMatch(JSON.stringify((err as InstanceType<typeof Anthropic.APIError>).error), /x-api-key|authentication_error/)
   const row = await app.db.selectFrom('channels').select('status').where('id', '=', ch.id).executeTakeFirstOrThrow()
   t.equal(row.status, 3, 'the channel was auto-disabled on the upstream\'s authentication_error')
 })

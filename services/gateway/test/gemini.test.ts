@@ -69,8 +69,8 @@ t.test('refusals reach Gemini clients in Google\'s error shape', async (t) => {
   const res = await fetch(`${url}/v1beta/models/no-such-model:generateContent`, {
     method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] })
   })
-  t.equal(res.status, 503)
-  t.match(await res.json(), { error: { code: 503, status: 'UNAVAILABLE', message: /No available channel for model no-such-model/ } })
+  t.equal(res.status, 404)
+  t.match(await res.json(), { error: { code: 404, status: 'NOT_FOUND', message: /model no-such-model does not exist/ } })
   const unknown = await fetch(`${url}/v1beta/models/gpt-4o-mini:embedEverything`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: '{}' })
   t.equal(unknown.status, 404)
   t.match(await unknown.json(), { error: { code: 404, status: 'NOT_FOUND' } })

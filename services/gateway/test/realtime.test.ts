@@ -335,7 +335,8 @@ t.test('the client leaving mid-response: the response is cancelled upstream and 
 t.test('an upstream refusing the channel key: the client gets an HTTP error, the channel is set aside, one failed event', async (t) => {
   const { app, url, upstream, key, channelId } = await setup(t, { channelKey: 'sk-revoked' })
   const res = await rawClient(url, { key })
-  t.match(res, { status: 502, body: { error: { message: /All upstream channels failed: .*Incorrect API key/, type: 'upstream_error' } } })
+  t.match(res, { status: 502, body: { error: { message: /^The upstream provider failed to answer \(request id: [0-9a-f-]{36}\)$/, type: 'upstream_error' } } })
+  t.notMatch(JSON.stringify('body' in res ? res.body : {}), /Incorrect API key|invalid_api_key/, 'the channel\'s own failure is for admins, not the client')
   t.equal(upstream.refused, 1)
   const row = await app.db.selectFrom('channels').select('status').where('id', '=', channelId).executeTakeFirstOrThrow()
   t.equal(row.status, 3, 'auto-disabled, as the HTTP relay does')

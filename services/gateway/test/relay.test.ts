@@ -171,7 +171,7 @@ t.test('client errors pass through without retry, and a failure everywhere is on
   b.behaviour = { failWith: { status: 502 } }
   const all = await post()
   t.equal(all.status, 502)
-  t.match(await all.json(), { error: { message: /^All upstream channels failed/, type: 'upstream_error' } })
+  t.match(await all.json(), { error: { message: /^The upstream provider failed to answer \(request id: [0-9a-f-]{36}\)$/, type: 'upstream_error', code: 'upstream_error' } })
 
   const events = await usageEvents(app)
   t.equal(events.length, 2, 'every admitted request yields exactly one event')
@@ -338,7 +338,7 @@ t.test('token and user checks each answer with their own message', async (t) => 
   t.match(await call((await seedToken(app.db, user.id, { modelLimits: 'gpt-4.1-mini' })).key), { status: 403, error: { message: 'This API key may not use the model gpt-4o-mini' } })
   t.match(await call((await seedToken(app.db, banned.id)).key), { status: 403, error: { message: 'The user of this API key has been banned' } })
   const { key } = await seedToken(app.db, user.id)
-  t.match(await call(key, 'no-such-model'), { status: 503, error: { message: 'No available channel for model no-such-model under group default' } })
+  t.match(await call(key, 'no-such-model'), { status: 404, error: { code: 'model_not_found', message: 'The model no-such-model does not exist or is not available in group default' } })
   t.match(await call(key, 'gpt-4.1-mini'), { status: 403, error: { code: 'model_not_priced' } })
   t.match(await call(key, 'gpt-4o-mini', { 'accept-language': 'zh-CN' }).then((r) => r), { status: 200 })
   t.match(await call('sk-notarealkeyatall', 'gpt-4o-mini', { 'accept-language': 'zh-CN' }), { error: { message: '无效的令牌' } })
@@ -381,7 +381,7 @@ t.test('a console change reaches a running gateway in under a second', async (t)
   const user = await seedUser(app.db)
   const { key } = await seedToken(app.db, user.id)
   const call = async () => (await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) })).status
-  t.equal(await call(), 503, 'no channel yet')
+  t.equal(await call(), 404, 'no channel yet')
   await seedChannel(app.db, { baseUrl: upstream.url, models: ['gpt-4o-mini'] })
   const { Redis } = await import('ioredis')
   const pub = new Redis(env.REDIS_URL!)

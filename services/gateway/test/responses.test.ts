@@ -166,7 +166,7 @@ t.test('refusals reach Responses clients in OpenAI\'s error shape, and a Claude 
   const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
   const missing = await client.responses.create({ model: 'no-such-model', input: 'hi' }).then(() => undefined, (err: unknown) => err)
   t.type(missing, OpenAI.APIError)
-  t.match(missing, { status: 503, error: { code: 'no_available_channel' } })
+  t.match(missing, { status: 404, error: { code: 'model_not_found' } })
   const refused = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'hi' }).then(() => undefined, (err: unknown) => err)
   t.type(refused, OpenAI.APIError)
   t.match(refused, { status: Number, error: { message: String } }, 'OpenAI\'s envelope')

@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { loadGatewayConfig } from '@modelgate/config'
 import { loggerOptions } from '@modelgate/logger'
-import { fastifyOptions } from '@modelgate/service'
+import { fastifyOptions, MAX_URL_BYTES } from '@modelgate/service'
 import Fastify from 'fastify'
 import t from 'tap'
 import gateway from '../src/app.js'
@@ -98,6 +98,12 @@ t.test('SEC-06 hostile credentials at the auth edge: injection, 10 KB, NUL and j
       const { path, headers } = place(value)
       const res = await raw(url, path, headers, CHAT)
       times.push(res.ms)
+      if (path.length > MAX_URL_BYTES) {
+        // A URL over the edge's limit is refused before any lookup, whatever it carries.
+        t.equal(res.status, 414, `${what} via ${carrier}: the URL is over ${MAX_URL_BYTES} bytes, 414`)
+        t.match(JSON.parse(res.body), { error: { code: 'uri_too_long' } })
+        continue
+      }
       answers.push({ carrier, status: res.status, body: res.body })
       t.equal(res.status, 401, `${what} via ${carrier}: 401`)
       t.same(JSON.parse(res.body), INVALID_KEY, `${what} via ${carrier}: OpenAI's invalid key error`)

@@ -30,7 +30,8 @@ export interface SettlementInput {
   usage_source: string
   price: Record<string, number>
   retried_channels: number[]
-  error?: { status: number, message: string }
+  /** `upstream`: the classified upstream failure, for admins only (admin_info.error, never the content). */
+  error?: { status: number, message: string, upstream?: { status: number, code?: string, message: string } }
 }
 
 /**
@@ -123,7 +124,10 @@ function logRow (e: SettlementInput) {
       upstream_model: e.upstream_model,
       usage_source: e.usage_source,
       outcome: e.outcome,
-      admin_info: { use_channel: [...e.retried_channels, ...(e.channel_id > 0 ? [e.channel_id] : [])] }
+      admin_info: {
+        use_channel: [...e.retried_channels, ...(e.channel_id > 0 ? [e.channel_id] : [])],
+        ...(e.error?.upstream === undefined ? {} : { error: e.error.upstream })
+      }
     })
   } satisfies NewLog
 }

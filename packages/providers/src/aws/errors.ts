@@ -83,7 +83,6 @@ export function classifyBedrockFailure (status: number, body: string): Classifie
   const json = parseJson(body)
   const message = isRecord(json) ? str(json.message) ?? str(json.Message) : undefined
   const failure = classifyOpenAIFailure(status, message === undefined ? body : JSON.stringify({ message }))
-  failure.message = failure.message.replace(/\b(?:AKIA|ASIA)[A-Z0-9]{12,}\b/g, '***')
   const type = bodyType(json) ?? inferredType(status, message ?? '')
   failure.action = actionFor(status, type)
   if (type === undefined) delete failure.code

@@ -1,4 +1,5 @@
 import type { ChannelConfig, ClassifiedFailure, FailureAction } from '../adaptor.js'
+import { cleanUpstreamMessage } from '../failure-text.js'
 import { isRecord, num, parseJson, str } from '../json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 import { forgetBaiduToken } from './api.js'
@@ -71,7 +72,7 @@ export function baiduFailure (error: { code: number, message: string }, channel?
   const meaning = meaningOf(error.code)
   if (channel !== undefined && (error.code === 110 || error.code === 111)) forgetBaiduToken(channel)
   const message = error.message.trim() === '' ? `Baidu error ${error.code}` : `${error.message.trim()} (Baidu error ${error.code})`
-  return { status: meaning.status, failure: { action: meaning.action, message: message.slice(0, 500), code: String(error.code) } }
+  return { status: meaning.status, failure: { action: meaning.action, message: cleanUpstreamMessage(message), code: String(error.code) } }
 }
 
 /**

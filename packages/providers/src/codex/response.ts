@@ -1,4 +1,5 @@
 import type { ClassifiedFailure, ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
+import { cleanUpstreamMessage } from '../failure-text.js'
 import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
 import { sseReader } from '../claude/index.js'
@@ -160,7 +161,8 @@ export function responseToChat (response: JsonRecord, req: RelayRequest): { chat
 }
 
 /** How the relay handles a stream that failed with `code`, and the HTTP status it stands for. */
-function failureOf (code: string, message: string): { status: number, failure: ClassifiedFailure } {
+function failureOf (code: string, text: string): { status: number, failure: ClassifiedFailure } {
+  const message = cleanUpstreamMessage(text)
   if (/usage_not_included|insufficient_quota|account_deactivated/i.test(code)) return { status: 403, failure: { action: 'disable', message, code } }
   if (/rate_limit|usage_limit|overloaded|slow_down/i.test(code)) return { status: 429, failure: { action: 'retry', message, code } }
   if (/context_length|context_window|invalid|too_large|not_supported|unsupported/i.test(code)) return { status: 400, failure: { action: 'client', message, code } }

@@ -28,7 +28,6 @@ function reasonOf (details: unknown): string | undefined {
  */
 export function classifyGeminiFailure (status: number, body: string): ClassifiedFailure {
   const failure = classifyOpenAIFailure(status, body)
-  failure.message = failure.message.replace(/\bAIza[\w-]{10,}/g, '***')
   const json = parseJson(body)
   const error = isRecord(json) && isRecord(json.error) ? json.error : undefined
   if (error === undefined) return failure

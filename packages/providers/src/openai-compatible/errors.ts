@@ -1,4 +1,5 @@
 import type { ClassifiedFailure, FailureAction } from '../adaptor.js'
+import { cleanUpstreamMessage, URL_PATTERN } from '../failure-text.js'
 import { isRecord, list, parseJson, str } from '../json.js'
 import type { WireError } from './types.js'
 
@@ -24,9 +25,6 @@ const EXHAUSTED_TEXT = new RegExp([
   'credit balance is too low',
   'quota (has been |is )?exhausted'
 ].join('|'), 'i')
-
-// A link ends before trailing punctuation, so the sentence keeps its full stop.
-const URL_PATTERN = /\b(?:https?|wss?):\/\/[^\s"'<>]*[^\s"'<>.,;:!?)]/gi
 
 interface ErrorInfo {
   message?: string
@@ -66,19 +64,6 @@ function readError (body: string): ErrorInfo {
   return info
 }
 
-/** Removes what must not reach a client: links, and anything shaped like a credential. */
-function scrub (message: string): string {
-  return message
-    .replace(URL_PATTERN, '')
-    .replace(/\bBearer\s+\S+/gi, 'Bearer ***')
-    .replace(/\b(sk|rk|pk|ak)-(?:[\w*-]|\.(?=[\w*])){4,}/gi, '$1-***')
-    .replace(/\b[A-Za-z0-9]{32,}\b/g, '***')
-    .replace(/\s+/g, ' ')
-    .replace(/\s+([.,;:])/g, '$1')
-    .trim()
-    .slice(0, 500)
-}
-
 function accountExhausted (info: ErrorInfo, body: string): boolean {
   const ids = [info.code, info.type].filter((id) => id !== undefined).map((id) => id.toLowerCase())
   if (ids.includes('rate_limit_exceeded')) return false
@@ -98,12 +83,12 @@ function actionFor (status: number, info: ErrorInfo, body: string): FailureActio
  * Classifies a non-2xx answer of an OpenAI-compatible upstream: 408, 429 and 5xx retry on another
  * channel; 401, 402, 403 and account-exhausted answers (insufficient_quota, inactive billing,
  * deactivated account, zero balance) disable the channel; other 4xx are the client's fault. The
- * message comes from the error envelope with links and key-like strings removed, else it is a
- * generic text naming the status.
+ * message comes from the error envelope, cleaned (cleanUpstreamMessage: links, hosts, addresses
+ * and key-like strings removed, 300 characters at most), else it is a generic text naming the status.
  */
 export function classifyOpenAIFailure (status: number, body: string): ClassifiedFailure {
   const info = readError(body)
-  const message = (info.message === undefined ? '' : scrub(info.message)) || `upstream answered HTTP ${status}`
+  const message = (info.message === undefined ? '' : cleanUpstreamMessage(info.message)) || `upstream answered HTTP ${status}`
   const code = info.code ?? info.type
   const failure: ClassifiedFailure = { action: actionFor(status, info, body), message }
   if (code !== undefined) failure.code = code

@@ -1,4 +1,5 @@
 import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../adaptor.js'
+import { cleanUpstreamMessage } from '../failure-text.js'
 import { isRecord, parseJson } from '../json.js'
 import { withOverrides } from '../overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
@@ -192,13 +193,13 @@ export function readMjSubmit (status: number, body: Buffer, uploadId?: string): 
   if (status === 429 || status === 404 || status >= 500) return refusal(status, 502, MJ_CODE.failure, `the upstream failed (HTTP ${status})`, 'retry')
   const parsed = parseJson(body.toString('utf8'))
   if (status < 200 || status >= 300) {
-    const description = isRecord(parsed) && typeof parsed['description'] === 'string' ? parsed['description'] : `the upstream refused the request (HTTP ${status})`
+    const description = isRecord(parsed) && typeof parsed['description'] === 'string' ? cleanUpstreamMessage(parsed['description']) : `the upstream refused the request (HTTP ${status})`
     const code = isRecord(parsed) && typeof parsed['code'] === 'number' ? parsed['code'] : MJ_CODE.validation
     return { accepted: false, answer: { status, body: { code, description, result: null } }, failure: { action: 'client', message: description, code: String(code) } }
   }
   if (!isRecord(parsed) || typeof parsed['code'] !== 'number') return refusal(status, 502, MJ_CODE.failure, 'the upstream answered something that is not a Midjourney-Proxy answer', 'retry')
   const code = parsed['code']
-  const description = typeof parsed['description'] === 'string' ? parsed['description'] : ''
+  const description = typeof parsed['description'] === 'string' ? cleanUpstreamMessage(parsed['description']) : ''
   const properties = isRecord(parsed['properties']) ? { ...parsed['properties'] } : {}
   const answer: MjAnswer = { code, description, result: parsed['result'] ?? null, properties }
   if (!ACCEPTED_CODES.has(code)) {

@@ -1,6 +1,7 @@
+import type { UsageEvent } from '@modelgate/contracts'
 import { recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
-import type { ClassifiedFailure } from '@modelgate/providers'
-import { RelayError, RM } from './errors.js'
+import { type ClassifiedFailure, cleanUpstreamMessage } from '@modelgate/providers'
+import { englishMessage, RelayError, RM } from './errors.js'
 import { channelsAutoDisabled } from './metrics.js'
 import type { RelayDeps } from './pipeline.js'
 import { pickKey, type RelayChannel, type RelayKey } from './state.js'
@@ -8,9 +9,20 @@ import { pickKey, type RelayChannel, type RelayKey } from './state.js'
 /** Why an attempt failed: what the client is told when no attempt succeeds. */
 export interface AttemptFailure {
   status: number
+  /** The gateway's own words (said to the client), or for a refusal the upstream's, cleaned (admins only). */
   message: string
   type: string
   code: string | null
+  /** Set for a refusal by the upstream: `message` and this code are its own, never said to the client. */
+  refusal?: { code?: string }
+}
+
+/** The `error` of a usage event: what the client was told, and what admins see of the upstream. */
+export type UsageError = NonNullable<UsageEvent['error']>
+
+/** What admins see of a failed attempt (the log's admin_info.error): its status, code and message, cleaned. */
+export function upstreamReport (status: number, message: string, code?: string | null): NonNullable<UsageError['upstream']> {
+  return { status, ...(typeof code === 'string' ? { code: cleanUpstreamMessage(code) } : {}), message: cleanUpstreamMessage(message) }
 }
 
 /** What a request's attempts are for. */
@@ -27,6 +39,8 @@ export interface AttemptPlan {
 
 const NO_KEY: Readonly<AttemptFailure> = { status: 503, message: 'the channel has no enabled key left', type: 'service_unavailable', code: 'no_available_key' }
 const NO_CHANNEL: Readonly<AttemptFailure> = { status: 503, message: 'no channel left to try', type: 'service_unavailable', code: 'no_available_channel' }
+/** The upstream ran out of time (see upstream.ts CallTimeouts) before anything reached the client: a gateway timeout, 504. */
+export const TIMED_OUT: Readonly<AttemptFailure> = { status: 504, message: 'upstream timed out', type: 'upstream_error', code: 'upstream_timeout' }
 
 /**
  * The failover of one request over the channels of its group and model: the highest priority
@@ -50,7 +64,10 @@ export class ChannelAttempts {
   /** The channel to try again with another key, without using an attempt. */
   #again: RelayChannel | undefined
   #last: AttemptFailure | undefined
-  /** Whether every upstream that answered refused with 429 (the group's load is saturated). */
+  /**
+   * Whether every attempt so far was refused with 429 (the group's load is saturated): any other
+   * failure (a timeout, a lost answer, an unreachable upstream) makes the final error that one.
+   */
   #only429 = true
   /** The largest max_input_tokens of the channels passed over for a prompt too long for them. */
   #tooLongFor = 0
@@ -123,6 +140,7 @@ export class ChannelAttempts {
   /** The current attempt's answer was lost after the upstream took the call (an empty stream, a read that failed). */
   lost (failure: Readonly<AttemptFailure>): void {
     this.#last = failure
+    this.#only429 = false
   }
 
   /**
@@ -134,7 +152,7 @@ export class ChannelAttempts {
   async refused (status: number, failure: ClassifiedFailure): Promise<'again' | 'next' | 'client'> {
     const channel = this.#channel!
     if (status !== 429) this.#only429 = false
-    this.#last = { status, message: failure.message, type: 'upstream_error', code: failure.code ?? null }
+    this.#last = { status, message: failure.message, type: 'upstream_error', code: 'upstream_error', refusal: failure.code === undefined ? {} : { code: failure.code } }
     if (failure.action === 'disable') {
       if (channel.keys.length > 1) {
         const key = this.#key!
@@ -156,10 +174,13 @@ export class ChannelAttempts {
 
   /**
    * The error once no attempt succeeded: 400 when the prompt is longer than every channel takes,
-   * 429 when every upstream that answered refused with 429, else the last failure (a 5xx, or 502,
-   * through the last channel's status code mapping). `report.error` gets its status and message.
+   * 429 when every attempt was refused with 429, else the last failure (a 5xx such as a timeout's 504, or 502,
+   * through the last channel's status code mapping). The client hears the gateway's own reason (a
+   * timeout, an unreachable upstream) but never an upstream's words about its own failure (they
+   * are for admins, found by the request id). `report.error` gets the status, what the client was
+   * told (in English, with `requestId`) and the last failure for admins.
    */
-  finalError (report?: { error?: { status: number, message: string } }): RelayError {
+  finalError (report?: { error?: UsageError }, requestId = ''): RelayError {
     const { group, model, promptTokens } = this.#plan
     const channel = this.#channel
     if (channel === undefined && this.#tooLongFor > 0) {
@@ -168,11 +189,24 @@ export class ChannelAttempts {
         { tokens: String(promptTokens), model, max: String(this.#tooLongFor) })
     }
     const failure = this.#last ?? NO_CHANNEL
-    if (report !== undefined) report.error = { status: failure.status, message: failure.message }
+    const err = this.#finalErrorOf(failure, channel, group)
+    if (report !== undefined) {
+      report.error = { status: failure.status, message: englishMessage(err, requestId), ...(this.#last === undefined ? {} : { upstream: upstreamReportOf(this.#last) }) }
+    }
+    return err
+  }
+
+  #finalErrorOf (failure: Readonly<AttemptFailure>, channel: RelayChannel | undefined, group: string): RelayError {
     if (this.#last !== undefined && this.#only429) return new RelayError(429, 'rate_limit_exceeded', 'upstream_saturated', RM.loadSaturated, { group })
     const status = failure.status === 429 ? 429 : failure.status >= 500 ? failure.status : 502
-    return new RelayError(channel === undefined ? status : mappedStatus(channel, status), failure.type, failure.code, RM.upstreamFailed, { detail: failure.message })
+    const message = failure.refusal === undefined ? RM.upstreamFailedBecause : failure.status === 429 ? RM.upstreamRateLimited : RM.upstreamFailed
+    return new RelayError(channel === undefined ? status : mappedStatus(channel, status), failure.type, failure.code, message, failure.refusal === undefined ? { detail: failure.message } : {})
   }
+}
+
+/** What admins see of a failed attempt: a refusal's own code, else the gateway's. */
+function upstreamReportOf (failure: Readonly<AttemptFailure>): NonNullable<UsageError['upstream']> {
+  return upstreamReport(failure.status, failure.message, failure.refusal !== undefined ? failure.refusal.code : failure.code)
 }
 
 /** `status` through the channel's status code mapping. */

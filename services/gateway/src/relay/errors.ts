@@ -19,11 +19,16 @@ export const RM = {
   invalidJson: { en: 'The request body is not valid JSON: {detail}', zh: '请求体不是合法的 JSON：{detail}' },
   bodyNotObject: { en: 'The request body must be a JSON object', zh: '请求体必须是 JSON 对象' },
   noChannel: { en: 'No available channel for model {model} under group {group}', zh: '当前分组 {group} 下对于模型 {model} 无可用渠道' },
+  modelNotFound: { en: 'The model {model} does not exist or is not available in group {group}', zh: '分组 {group} 下不存在模型 {model}' },
   notPriced: { en: 'Model {model} has no price set; ask the administrator to set its ratio or price', zh: '模型 {model} 未设置倍率或价格，请联系管理员设置' },
   userQuota: { en: 'Insufficient user quota', zh: '用户额度不足' },
   tokenQuota: { en: 'Insufficient API key quota', zh: '令牌额度不足' },
   redisDown: { en: 'The gateway cannot reach its quota store; please retry shortly', zh: '网关暂时无法访问额度存储，请稍后重试' },
-  upstreamFailed: { en: 'All upstream channels failed: {detail}', zh: '所有上游渠道均请求失败：{detail}' },
+  // A channel's own failure: the upstream's words are for admins only (the log's admin_info),
+  // the request id lets an admin find them; the gateway's own reason (a timeout) may be said.
+  upstreamFailed: { en: 'The upstream provider failed to answer (request id: {requestId})', zh: '上游服务未能正常应答（请求 ID：{requestId}）' },
+  upstreamFailedBecause: { en: 'The upstream provider failed to answer: {detail} (request id: {requestId})', zh: '上游服务未能正常应答：{detail}（请求 ID：{requestId}）' },
+  upstreamRateLimited: { en: 'The upstream provider is rate limited; please retry later (request id: {requestId})', zh: '上游服务限流，请稍后重试（请求 ID：{requestId}）' },
   streamInterrupted: { en: 'The upstream stream ended unexpectedly', zh: '上游数据流意外中断' },
   sensitive: { en: 'The prompt contains sensitive words', zh: '提示词包含敏感词' },
   loadSaturated: { en: 'The upstream load of group {group} is saturated; please retry later', zh: '当前分组 {group} 上游负载已饱和，请稍后再试' },
@@ -55,6 +60,8 @@ export class RelayError extends Error {
     this.code = code
     if (typeof msg !== 'string') this.msg = msg
     this.vars = vars
+    // Every 429 says when to come back; refusals that know better set their own.
+    if (status === 429) this.headers = { 'retry-after': '1' }
   }
 }
 
@@ -63,10 +70,19 @@ function prefersChinese (req: FastifyRequest): boolean {
   return typeof lang === 'string' && /^\s*zh/i.test(lang)
 }
 
+/** `text` with the error's variables filled in; `{requestId}` is the request's id unless the error names one. */
+function filled (text: string, err: RelayError, requestId: string): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => err.vars[name] ?? (name === 'requestId' ? requestId : whole))
+}
+
 export function relayMessage (req: FastifyRequest, err: RelayError): string {
   if (err.msg === undefined) return err.message
-  const text = prefersChinese(req) ? err.msg.zh : err.msg.en
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => err.vars[name] ?? whole)
+  return filled(prefersChinese(req) ? err.msg.zh : err.msg.en, err, req.id)
+}
+
+/** What the client of request `requestId` was told, in English: the message its log keeps. */
+export function englishMessage (err: RelayError, requestId: string): string {
+  return filled(err.msg?.en ?? err.message, err, requestId)
 }
 
 /** An error in the OpenAI wire format, which OpenAI SDKs parse and surface to the caller. */

@@ -8,6 +8,7 @@ import {
   chatStreamToGemini,
   chatToGeminiResponse,
   chatToResponsesResponse,
+  cleanUpstreamMessage,
   geminiEmbedToOpenAIRequest,
   geminiError,
   geminiToChatRequest,
@@ -54,10 +55,25 @@ export interface Inbound {
 
 const same = <T>(x: T): T => x
 
-/** The upstream's own OpenAI error object (type, param, code); its message is replaced by the cleaned one. */
+/**
+ * The upstream's own OpenAI error object: its type, param and code (those it has, cleaned like
+ * its message), nothing else it may carry; its message is replaced by the cleaned one.
+ */
 function openAIErrorObject (text: string): Record<string, unknown> | undefined {
   const error = parsedObject(text)?.['error']
-  return typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['message'] === 'string' ? error as Record<string, unknown> : undefined
+  if (typeof error !== 'object' || error === null || typeof (error as Record<string, unknown>)['message'] !== 'string') return undefined
+  const own: Record<string, unknown> = {}
+  for (const field of ['type', 'param', 'code']) {
+    const value = (error as Record<string, unknown>)[field]
+    if (value === null || typeof value === 'number') own[field] = value
+    else if (typeof value === 'string') own[field] = cleanUpstreamMessage(value)
+  }
+  return own
+}
+
+/** A string field of an upstream's error, cleaned; undefined when it is not a string. */
+function cleanField (value: unknown): string | undefined {
+  return typeof value === 'string' ? cleanUpstreamMessage(value) : undefined
 }
 
 function parsedObject (text: string): Record<string, unknown> | undefined {
@@ -76,9 +92,8 @@ const openAIError = (_status: number, message: string, upstreamText: string, cod
 const anthropicErrorBody = (status: number, message: string, upstreamText: string) => {
   const own = parsedObject(upstreamText)
   const error = own?.['type'] === 'error' ? own['error'] : undefined
-  if (typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['type'] === 'string') {
-    return { type: 'error', error: { type: (error as Record<string, unknown>)['type'], message } }
-  }
+  const type = typeof error === 'object' && error !== null ? cleanField((error as Record<string, unknown>)['type']) : undefined
+  if (type !== undefined) return { type: 'error', error: { type, message } }
   return anthropicError(status, message)
 }
 
@@ -144,9 +159,8 @@ export function convertedBody (inbound: Inbound): Record<string, unknown> {
 /** A Google error of the upstream's own (its status kept, the message cleaned), else one made from the status. */
 const geminiErrorBody = (status: number, message: string, upstreamText: string) => {
   const own = parsedObject(upstreamText)?.['error']
-  if (typeof own === 'object' && own !== null && typeof (own as Record<string, unknown>)['status'] === 'string') {
-    return { error: { code: status, message, status: (own as Record<string, unknown>)['status'] } }
-  }
+  const rpcStatus = typeof own === 'object' && own !== null ? cleanField((own as Record<string, unknown>)['status']) : undefined
+  if (rpcStatus !== undefined) return { error: { code: status, message, status: rpcStatus } }
   return geminiError(status, message)
 }
 

@@ -11,7 +11,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { authenticate, type Caller, checkGroup } from './auth.js'
 import { billingRoutes } from './billing.js'
-import { checkJsonBody, multipartBoundary } from './body-guards.js'
+import { multipartBoundary, parseJsonBody } from './body-guards.js'
 import { CallerCache } from './callers.js'
 import { RelayError, relayMessage, RM, sendOpenAIError, unknownRelayPath } from './errors.js'
 import { exactCounter, promptTokensOf } from './estimate.js'
@@ -107,6 +107,7 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     usage,
     db: app.db,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    upstreamFirstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
     outbound: app.outbound,
     publishChannelChange: async (id) => { await publish({ kind: 'channel', id }) },
     inFlight
@@ -116,18 +117,13 @@ async function relayRoutes (app: FastifyInstance, opts: { config: Readonly<Gatew
     const bodyLimit = config.RELAY_BODY_LIMIT_MB * 1024 * 1024
     // Relay bodies are parsed here so malformed JSON gets OpenAI's error shape, not Fastify's.
     api.removeAllContentTypeParsers()
-    // Bodies nested deeper than MAX_JSON_DEPTH, or with __proto__ / constructor.prototype keys,
-    // are refused here: before any reservation or upstream call (checkJsonBody).
-    api.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit }, (_req, text, done) => {
+    // Bodies that are not UTF-8, nested deeper than MAX_JSON_DEPTH, with __proto__ /
+    // constructor.prototype keys or with a routing key twice are refused here: before any
+    // reservation or upstream call (parseJsonBody). Read as bytes, so bad UTF-8 is seen, not replaced.
+    api.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit }, (_req, data, done) => {
       let body: unknown
       try {
-        body = (text as string).trim() === '' ? {} : JSON.parse(text as string)
-      } catch (err) {
-        done(new RelayError(400, 'invalid_request_error', 'invalid_json', RM.invalidJson, { detail: (err as Error).message }), undefined)
-        return
-      }
-      try {
-        checkJsonBody(body)
+        body = parseJsonBody(data as Buffer)
       } catch (err) {
         done(err as RelayError, undefined)
         return

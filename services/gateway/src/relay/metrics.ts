@@ -1,4 +1,5 @@
 import { channelsAutoDisabled, counter, gauge, histogram, statusClass } from '@modelgate/service'
+import { isTimeout } from './upstream.js'
 
 /**
  * The gateway's domain metrics (served on METRICS_PORT with the process's others). Labels come
@@ -42,15 +43,9 @@ export function refusalKind (status: number): UpstreamErrorKind {
   return status === 429 ? 'refused_429' : status >= 400 && status < 500 ? 'refused_4xx' : status >= 500 && status < 600 ? 'refused_5xx' : 'refused_other'
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'])
-
 /** `timeout` or `unreachable`: why a call got no answer. */
 export function failureKind (err: unknown): UpstreamErrorKind {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'timeout'
-  }
-  return 'unreachable'
+  return isTimeout(err) ? 'timeout' : 'unreachable'
 }
 
 export function countUpstreamError (channel: number, kind: UpstreamErrorKind): void {

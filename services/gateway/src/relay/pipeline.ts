@@ -2,18 +2,18 @@ import { once } from 'node:events'
 import type { UsageEvent } from '@modelgate/contracts'
 import type { Database, Kysely } from '@modelgate/db'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, type ClassifiedFailure, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, upstreamRequest, type Usage } from '@modelgate/providers'
+import { adaptorFor, classifyAnswer, type ClassifiedFailure, cleanUpstreamMessage, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, unexpectedAnswer, upstreamRequest, type Usage } from '@modelgate/providers'
 import type { AdmissionLimits, Lease, QuotaStore, ReserveOutcome } from '@modelgate/quota'
 import { type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf, tracing } from '@modelgate/service'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ChannelAttempts, mappedStatus } from './attempts.js'
+import { ChannelAttempts, mappedStatus, TIMED_OUT, upstreamReport, type UsageError } from './attempts.js'
 import { type Caller, checkModel, payer } from './auth.js'
 import { RelayError, RM } from './errors.js'
 import { countRefusal, countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind, reservationsAdmitted } from './metrics.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
 import { channelConfig, type RelayChannel, type RelayState } from './state.js'
-import { ClientGone, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
+import { type CallTimeouts, ClientGone, isTimeout, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
 import type { UsagePublisher } from './usage.js'
 
 export interface RelayDeps {
@@ -21,7 +21,10 @@ export interface RelayDeps {
   quota: QuotaStore
   usage: UsagePublisher
   db: Kysely<Database>
+  /** UPSTREAM_TIMEOUT_MS: the longest wait for an upstream's headers, and between two chunks of its body. */
   upstreamTimeoutMs: number
+  /** UPSTREAM_FIRST_BYTE_TIMEOUT_MS: the longest wait from sending a streamed request to its body's first byte. */
+  upstreamFirstByteTimeoutMs: number
   /** The outbound guard: every upstream connection goes through its pools. */
   outbound: Outbound
   publishChannelChange: (id: number) => Promise<void>
@@ -80,7 +83,7 @@ interface Outcome {
   countedCompletion: number
   /** A whole answer's text still to count (counted after the client has it). */
   completionText?: string
-  error?: { status: number, message: string }
+  error?: UsageError
 }
 
 /**
@@ -167,8 +170,8 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     pinned = state.channels.get(caller.pinnedChannel)
     if (pinned === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
     if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
-  } else if (!state.serves(group, model)) {
-    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model, group })
+  } else {
+    state.checkServes(group, model)
   }
   const price = priceOf(state.pricing, model, group)
   if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
@@ -223,7 +226,8 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
       outcome: outcome.answered ? 'success' : outcome.aborted || outcome.clientLeft ? 'aborted' : 'failed',
       usage_source: outcome.usage !== undefined ? 'upstream' : billable ? 'counted' : 'none',
       price: priceDetails(price),
-      retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id || !billable),
+      // The event's channel is channel_id, answered or not: the log's use_channel adds it once.
+      retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id),
       ...(outcome.error === undefined ? {} : { error: outcome.error })
     }
     if (span !== undefined) {
@@ -312,7 +316,10 @@ async function checkUserRateLimit (deps: RelayDeps, userId: number): Promise<{ s
     deps.quota.redis.get(successKey).then((v) => Number(v ?? 0))
   ]).catch(() => { throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown) })
   if ((maxAll > 0 && all > maxAll) || okCount >= maxOk) {
-    throw new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.userRateLimited, { count: String(maxAll > 0 && all > maxAll ? maxAll : maxOk), minutes: String(minutes) })
+    const err = new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.userRateLimited, { count: String(maxAll > 0 && all > maxAll ? maxAll : maxOk), minutes: String(minutes) })
+    // The window ends at the next multiple of its length.
+    err.headers = { 'retry-after': String(Math.max(1, Math.ceil((window + 1) * windowS - Date.now() / 1000))) }
+    throw err
   }
   return { successKey, windowS }
 }
@@ -372,6 +379,7 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
   const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort() }
   reply.raw.once('close', onClose)
   const calls: UpstreamResponse[] = []
+  const timeouts: CallTimeouts = { idleMs: deps.upstreamTimeoutMs, firstByteMs: deps.upstreamFirstByteTimeoutMs }
   try {
     for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
       outcome.channel = channel
@@ -394,7 +402,8 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         let res: UpstreamResponse | undefined
         const sentAt = performance.now()
         try {
-          res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+          // Only a stream has a first-byte timeout: a whole answer's first byte comes when it is all made.
+          res = await send(await upstreamRequest(adaptor, config, relayReq), clientGone, relayReq.stream ? timeouts : { idleMs: timeouts.idleMs }, deps.outbound.dispatcher(channel.proxyUrl))
           observeUpstream(channel.id, (performance.now() - sentAt) / 1000)
           upSpan?.setAttribute('http.response.status_code', res.status)
           if (deps.inFlight !== undefined) {
@@ -411,23 +420,29 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
             countUpstreamError(channel.id, failureKind(err))
             upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream unreachable or timed out' })
             req.log.warn({ err, channel: channel.id }, 'upstream unreachable')
-            attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
+            attempts.failed(isTimeout(err) ? TIMED_OUT : { status: 502, message: 'upstream unreachable', type: 'upstream_error', code: 'upstream_unreachable' })
             continue
           }
         }
         if (res !== undefined && (res.status < 200 || res.status >= 300)) {
           const text = await readText(res).catch(() => '')
-          refused = { status: res.status, text, failure: adaptor.classifyFailure(res.status, text) }
+          // Classified, its message cleaned; a body that is not JSON only described (classifyAnswer).
+          refused = { status: res.status, text, failure: classifyAnswer(adaptor, res.status, res.contentType, text) }
         }
         // A complete answer (an upstream may answer a stream request with plain JSON: relayed as a
         // complete answer unless the adaptor takes it for its stream framing) is converted before
         // anything is sent: a 2xx answer whose body reports a failure (ConvertedResponse.failure;
-        // Baidu's errors come with HTTP 200) is a refusal.
+        // Baidu's errors come with HTTP 200) is a refusal, and so is one that cannot be the
+        // provider's (an HTML page, a text: unexpectedAnswer), whose text goes nowhere.
         let answer: ConvertedResponse | undefined
         if (refused === undefined && res !== undefined && !(relayReq.stream && isStreamAnswer(adaptor, res.contentType))) {
           const data = await readAll(res, MAX_ANSWER_BYTES)
-          answer = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
-          if (answer.failure !== undefined) refused = { status: answer.status, text: data.toString('utf8'), failure: answer.failure }
+          const unexpected = unexpectedAnswer(relayReq.endpoint, res.contentType, data)
+          if (unexpected !== undefined) refused = { status: res.status, text: '', failure: unexpected }
+          else {
+            answer = adaptor.convertResponse(config, relayReq, res.status, res.contentType, data)
+            if (answer.failure !== undefined) refused = { status: answer.status, text: data.toString('utf8'), failure: answer.failure }
+          }
         }
         if (refused !== undefined || res === undefined) {
           const { status, text, failure } = refused ?? { status: 502, text: '', failure: { action: 'retry', message: 'no answer' } satisfies ClassifiedFailure }
@@ -435,9 +450,11 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
           countUpstreamError(channel.id, refusalKind(status))
           upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: `refused ${status}` })
           if (await attempts.refused(status, failure) === 'client') {
-            outcome.error = { status, message: failure.message }
+            // About the client's own request (an error shape said so): its words, cleaned, are the client's to read.
+            const message = cleanUpstreamMessage(failure.message)
+            outcome.error = { status, message, upstream: upstreamReport(status, message, failure.code) }
             await reply.code(mappedStatus(channel, status)).header('content-type', 'application/json; charset=utf-8')
-              .send(call.errorBody(status, failure.message, text, failure.code ?? null))
+              .send(call.errorBody(status, message, text, failure.code ?? null))
             return
           }
           continue
@@ -445,9 +462,11 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
         if (answer === undefined) {
           const result = await pipeStream(call.stream(adaptor.createStream(config, relayReq)), res, reply, outcome, clientGone, plan.inbound)
           if (result === 'retry') {
-            countUpstreamError(channel.id, 'read_failed')
-            upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'stream ended before any data' })
-            attempts.lost({ status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' })
+            // Headers, then nothing until a timeout: the stream never began (never a 429's "saturated").
+            const timedOut = isTimeout(res.error)
+            countUpstreamError(channel.id, timedOut ? 'timeout' : 'read_failed')
+            upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: timedOut ? 'stream timed out before any data' : 'stream ended before any data' })
+            attempts.lost(timedOut ? TIMED_OUT : { status: 502, message: 'upstream stream ended before any data', type: 'upstream_error', code: 'upstream_stream_empty' })
             continue
           }
           return
@@ -462,14 +481,15 @@ async function callUpstreams (deps: RelayDeps, req: FastifyRequest, reply: Fasti
       } catch (err) {
         if (clientGone.aborted) { outcome.clientLeft = true; return }
         req.log.warn({ err, channel: channel.id }, 'upstream answer failed')
-        countUpstreamError(channel.id, 'read_failed')
-        upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream answer could not be read' })
-        attempts.lost({ status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' })
+        const timedOut = isTimeout(err)
+        countUpstreamError(channel.id, timedOut ? 'timeout' : 'read_failed')
+        upSpan?.setStatus({ code: SpanStatusCode.ERROR, message: timedOut ? 'upstream answer timed out' : 'upstream answer could not be read' })
+        attempts.lost(timedOut ? TIMED_OUT : { status: 502, message: 'upstream answer could not be read', type: 'upstream_error', code: 'upstream_read_failed' })
       } finally {
         upSpan?.end()
       }
     }
-    throw attempts.finalError(outcome)
+    throw attempts.finalError(outcome, req.id)
   } finally {
     reply.raw.off('close', onClose)
     for (const res of calls) deps.inFlight?.delete(res)

@@ -3,7 +3,7 @@ import websocket from '@fastify/websocket'
 import type { UsageEvent } from '@modelgate/contracts'
 import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
 import {
-  adaptorFor, authorized, type ClassifiedFailure, CredentialError, type Outbound, realtimeRequest, realtimeSupported, realtimeUsage, type UpstreamRequest,
+  adaptorFor, authorized, classifyAnswer, type ClassifiedFailure, cleanUpstreamMessage, CredentialError, type Outbound, realtimeRequest, realtimeSupported, realtimeUsage, type UpstreamRequest,
   type Usage, withOverrides
 } from '@modelgate/providers'
 import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
@@ -12,7 +12,7 @@ import WebSocket from 'ws'
 import { ChannelAttempts, mappedStatus } from './attempts.js'
 import { authenticate, type Caller, checkModel, extractKey, payer } from './auth.js'
 import type { CallerCache } from './callers.js'
-import { RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
+import { englishMessage, RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
 import { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
 import { countRefusal, reservationsAdmitted } from './metrics.js'
 import { channelConfig, type RelayChannel } from './state.js'
@@ -107,7 +107,7 @@ interface OpenedUpstream {
 
 type Attempt =
   | { kind: 'open', upstream: OpenedUpstream }
-  | { kind: 'refused', status: number, text: string }
+  | { kind: 'refused', status: number, contentType: string, text: string }
   | { kind: 'unreachable', err: unknown }
   | { kind: 'gone' }
 
@@ -151,7 +151,7 @@ async function openUpstream (up: UpstreamRequest, timeoutMs: number, gone: Abort
         size += c.length
       })
       const done = () => {
-        finish({ kind: 'refused', status: res.statusCode ?? 502, text: Buffer.concat(chunks).toString('utf8') })
+        finish({ kind: 'refused', status: res.statusCode ?? 502, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') })
         request.destroy()
       }
       res.once('end', done)
@@ -598,8 +598,8 @@ async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { m
     pinned = state.channels.get(caller.pinnedChannel)
     if (pinned === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
     if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
-  } else if (!state.serves(group, model)) {
-    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model, group })
+  } else {
+    state.checkServes(group, model)
   }
   const price = priceOf(state.pricing, model, group)
   if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
@@ -642,7 +642,7 @@ async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { m
   } catch (err) {
     // Admitted and not served: one failed usage event settles the reservation at nothing.
     const status = err instanceof RelayError ? err.status : 499
-    const message = err instanceof RelayError ? err.message : 'the client left while the upstream connected'
+    const message = err instanceof RelayError ? englishMessage(err, req.id) : 'the client left while the upstream connected'
     deps.usage.expect()
     void deps.usage.publish(failedEvent(a, first, status, message))
     if (a.lease !== undefined) deps.quota.release(a.lease, 0)
@@ -713,7 +713,7 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
         attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
         continue
       }
-      refused = { status: opened.status, text: opened.text, failure: adaptor.classifyFailure(opened.status, opened.text) }
+      refused = { status: opened.status, text: opened.text, failure: classifyAnswer(adaptor, opened.status, opened.contentType, opened.text) }
     } catch (err) {
       if (err instanceof RelayError) throw err
       if (!(err instanceof CredentialError)) {
@@ -726,7 +726,7 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
     const { status, failure } = refused
     req.log.warn({ channel: channel.id, status, action: failure.action }, 'realtime upstream refused')
     if (await attempts.refused(status, failure) === 'client') {
-      throw new RelayError(mappedStatus(channel, status), status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', failure.code ?? null, failure.message)
+      throw new RelayError(mappedStatus(channel, status), status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', failure.code ?? null, cleanUpstreamMessage(failure.message))
     }
   }
   throw attempts.finalError()

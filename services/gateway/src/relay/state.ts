@@ -5,6 +5,7 @@ import type { ChannelConfig, CredentialStore, Outbound } from '@modelgate/provid
 import { channelKeys, channelOverrides, keyFingerprint, nameList, parseJsonObject, type SecretBox } from '@modelgate/service'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { RelayError, RM } from './errors.js'
 
 /** One credential of a channel and whether requests may use it (its `key_states` entry). */
 export interface RelayKey {
@@ -83,6 +84,8 @@ export class RelayState {
   /** Every channel by id, enabled or not (pinned requests name disabled ones too). */
   channels = new Map<number, RelayChannel>()
   #routes = new Map<string, Tiers>()
+  /** `group\u0000model` of every model a channel of the group lists, whatever the channel's status or keys. */
+  #listed = new Set<string>()
   /** group -> models it can reach */
   #modelsByGroup = new Map<string, string[]>()
   readonly #listeners: Array<(change: ConfigChange) => void> = []
@@ -129,7 +132,12 @@ export class RelayState {
     const keys = new Map<string, string[]>()
     const byKey = new Map<string, Map<number, Candidate[]>>()
     const models = new Map<string, Set<string>>()
+    const listed = new Set<string>()
     for (const c of channelRows) {
+      const served = nameList(c.models)
+      const groups = nameList(c.group)
+      // Listed even when disabled or unreadable: such a model exists here, it is only unusable now.
+      for (const group of groups) for (const model of served) listed.add(`${group}\u0000${model}`)
       let open = this.#openedKeys.get(c.key)
       if (open === undefined) {
         try {
@@ -169,8 +177,7 @@ export class RelayState {
       })
       // A channel whose every key is disabled serves nothing until one is enabled again.
       if (c.status !== 1 || !relayKeys.some((k) => k.enabled)) continue
-      const served = nameList(c.models)
-      for (const group of nameList(c.group)) {
+      for (const group of groups) {
         let set = models.get(group)
         if (set === undefined) models.set(group, set = new Set())
         for (const model of served) {
@@ -189,6 +196,7 @@ export class RelayState {
     this.channels = channels
     this.#openedKeys = keys
     this.#routes = routes
+    this.#listed = listed
     this.#modelsByGroup = new Map([...models].filter(([, s]) => s.size > 0).map(([g, s]) => [g, [...s].sort()]))
   }
 
@@ -234,6 +242,23 @@ export class RelayState {
   /** True when at least one enabled channel serves group+model. */
   serves (group: string, model: string): boolean {
     return this.#routes.has(`${group}\u0000${model}`)
+  }
+
+  /** True when a channel of the group lists the model, whatever its status (usable or not). */
+  lists (group: string, model: string): boolean {
+    return this.#listed.has(`${group}\u0000${model}`)
+  }
+
+  /**
+   * Refuses a request for a model no enabled channel of the group serves. Clients act on the
+   * difference: a model no channel of the group lists at all is 404 `model_not_found` (the
+   * caller's mistake; SDKs and Claude Code do not retry it), while one whose channels are all
+   * disabled is 503 `no_available_channel` (worth retrying later).
+   */
+  checkServes (group: string, model: string): void {
+    if (this.serves(group, model)) return
+    if (!this.lists(group, model)) throw new RelayError(404, 'invalid_request_error', 'model_not_found', RM.modelNotFound, { model, group })
+    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model, group })
   }
 
   modelsOf (group: string): string[] {

@@ -16,6 +16,41 @@ export class ClientGone extends EventEmitter {
   }
 }
 
+/**
+ * How long one upstream call may keep the gateway waiting. `idleMs` (UPSTREAM_TIMEOUT_MS) bounds
+ * the wait for the answer's headers, then for its body's first chunk, then between two chunks:
+ * there is no bound on the whole, so a long stream that keeps coming is never cut.
+ * `firstByteMs` (UPSTREAM_FIRST_BYTE_TIMEOUT_MS, streamed calls only) also bounds the time from
+ * sending the request to the body's first byte, so a stream that never begins (a silent
+ * connection, headers and then nothing) fails over without waiting `idleMs`. A non-streamed
+ * answer's first byte often comes only once the whole answer is made, so it has no such bound.
+ */
+export interface CallTimeouts {
+  idleMs: number
+  firstByteMs?: number
+}
+
+/** The first byte of the answer's body did not come within the first-byte timeout. */
+export class FirstByteTimeout extends Error {
+  readonly code = 'UPSTREAM_FIRST_BYTE_TIMEOUT'
+
+  constructor (ms: number) {
+    super(`the upstream sent no answer within ${ms} ms`)
+  }
+}
+
+/** Codes of the errors of a call that ran out of time (undici's, the first-byte timeout's, the system's). */
+const TIMEOUT_CODES = new Set(['UPSTREAM_FIRST_BYTE_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'])
+
+/** Whether an upstream call failed by running out of time (a timeout, not a refusal or a reset), looking through causes. */
+export function isTimeout (err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return true
+  }
+  return false
+}
+
 /** Origin and path of an upstream URL, parsed once per distinct URL (a channel's few endpoints). */
 const targets = new Map<string, { origin: string, path: string }>()
 function targetOf (url: string): { origin: string, path: string } {
@@ -59,6 +94,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #outcome: 'open' | 'complete' | Error = 'open'
   #started = false
   #abortedWith: Error | undefined
+  /** Cuts the call when the body's first byte is late (streamed calls); cleared by that byte or the end. */
+  #firstByteTimer: NodeJS.Timeout | undefined
   readonly #clientGone: ClientGone
   readonly #onGone = () => { this.abort(new Error('the client has gone')) }
 
@@ -87,6 +124,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   }
 
   onData (chunk: Buffer): boolean {
+    if (this.#firstByteTimer !== undefined) this.#clearFirstByteTimer()
     if (this.#reader === undefined || this.#held) {
       // No reader yet, or one that stopped the flow: the chunk waits (and the flow stops).
       this.#waiting.push(chunk)
@@ -108,6 +146,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 
   #finish (outcome: 'complete' | Error): void {
     if (this.#outcome !== 'open') return
+    this.#clearFirstByteTimer()
     this.#outcome = outcome
     this.#clientGone.off('abort', this.#onGone)
     this.#settleEnd()
@@ -163,16 +202,43 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#abortedWith = err
     this.#abortCall?.(err)
   }
+
+  /** How the call failed (aborted, timed out, broken off); undefined while open or once complete. */
+  get error (): Error | undefined {
+    return this.#outcome instanceof Error ? this.#outcome : undefined
+  }
+
+  /**
+   * Cuts the call unless the body's first byte comes within `ms` of now. The wait for headers
+   * fails at once (undici may not have handed over the call yet: still connecting); a reader
+   * already attached rejects with the timeout.
+   */
+  limitFirstByte (ms: number): void {
+    this.#firstByteTimer = setTimeout(() => {
+      this.#firstByteTimer = undefined
+      const err = new FirstByteTimeout(ms)
+      if (!this.#started) this.#headers.reject(err)
+      this.abort(err)
+    }, ms)
+  }
+
+  #clearFirstByteTimer (): void {
+    clearTimeout(this.#firstByteTimer)
+    this.#firstByteTimer = undefined
+  }
 }
 
 /**
  * Sends `up` through `dispatcher` (the outbound guard's pools: direct, or the channel's proxy);
  * resolves once the status and headers arrive (read the body from the answer). A client that
- * leaves before the call has ended cancels it.
+ * leaves before the call has ended cancels it; a call that runs out of time (see
+ * {@link CallTimeouts}) fails with an error {@link isTimeout} recognises.
  */
-export async function send (up: UpstreamRequest, clientGone: ClientGone, timeoutMs: number, dispatcher: Dispatcher = defaultOutbound.dispatcher('')): Promise<UpstreamResponse> {
+export async function send (up: UpstreamRequest, clientGone: ClientGone, timeouts: CallTimeouts, dispatcher: Dispatcher = defaultOutbound.dispatcher('')): Promise<UpstreamResponse> {
   const target = targetOf(up.url)
   return await new Promise<UpstreamResponse>((resolve, reject) => {
+    const res = new UpstreamResponse({ resolve, reject }, clientGone)
+    if (timeouts.firstByteMs !== undefined) res.limitFirstByte(timeouts.firstByteMs)
     // The connection pools of the origin: shared direct ones, or the proxy's (made on first use).
     dispatcher.dispatch({
       origin: target.origin,
@@ -180,10 +246,10 @@ export async function send (up: UpstreamRequest, clientGone: ClientGone, timeout
       method: up.method as Dispatcher.HttpMethod,
       headers: up.headers,
       body: up.body ?? null,
-      headersTimeout: timeoutMs,
-      // Between two chunks of a stream; a long answer may take far longer in total.
-      bodyTimeout: timeoutMs
-    }, new UpstreamResponse({ resolve, reject }, clientGone))
+      headersTimeout: timeouts.idleMs,
+      // From the headers to the first chunk, then between two chunks; a long answer may take far longer in total.
+      bodyTimeout: timeouts.idleMs
+    }, res)
   })
 }
 

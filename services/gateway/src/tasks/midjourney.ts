@@ -247,7 +247,7 @@ async function imageSeed (deps: TaskDeps, req: FastifyRequest<{ Params: { id: st
   let status: number
   let text: string
   try {
-    const res = await send(mjRequest(config, 'GET', `/task/${encodeURIComponent(row.mj_id)}/image-seed`, undefined, mode), new ClientGone(), deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+    const res = await send(mjRequest(config, 'GET', `/task/${encodeURIComponent(row.mj_id)}/image-seed`, undefined, mode), new ClientGone(), { idleMs: deps.upstreamTimeoutMs }, deps.outbound.dispatcher(channel.proxyUrl))
     status = res.status
     text = (await readAll(res, MAX_SEED_ANSWER)).toString('utf8')
   } catch (err) {
@@ -288,7 +288,7 @@ async function imageProxy (deps: TaskDeps, req: FastifyRequest<{ Params: { id: s
   const deadline = setTimeout(() => { gone.abort() }, IMAGE_DEADLINE_MS)
   let res: Awaited<ReturnType<typeof send>>
   try {
-    res = await send({ method: 'GET', url: row.image_url, headers: { accept: 'image/*,video/*' } }, gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel?.proxyUrl))
+    res = await send({ method: 'GET', url: row.image_url, headers: { accept: 'image/*,video/*' } }, gone, { idleMs: deps.upstreamTimeoutMs }, deps.outbound.dispatcher(channel?.proxyUrl))
   } catch (err) {
     clearTimeout(deadline)
     req.log.warn({ err, task: row.mj_id }, 'image upstream unreachable')

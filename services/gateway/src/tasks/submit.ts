@@ -1,14 +1,14 @@
 import type { UsageEvent } from '@modelgate/contracts'
 import type { NewMidjourney, NewTask, TaskTable } from '@modelgate/db'
 import { costOf, priceDetails, priceOf } from '@modelgate/pricing'
-import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '@modelgate/providers'
+import { type ChannelConfig, type ClassifiedFailure, cleanUpstreamMessage, type UpstreamRequest } from '@modelgate/providers'
 import type { FastifyRequest } from 'fastify'
-import { ChannelAttempts } from '../relay/attempts.js'
+import { ChannelAttempts, TIMED_OUT, upstreamReport, type UsageError } from '../relay/attempts.js'
 import { type Caller, checkModel, payer } from '../relay/auth.js'
 import { RelayError, RM } from '../relay/errors.js'
 import { admit, type RelayDeps } from '../relay/pipeline.js'
 import { channelConfig, type RelayChannel } from '../relay/state.js'
-import { ClientGone, readAll, send } from '../relay/upstream.js'
+import { ClientGone, isTimeout, readAll, send } from '../relay/upstream.js'
 
 /** The largest submit answer read from an upstream (a task id and a few fields). */
 const MAX_SUBMIT_ANSWER = 4 * 1024 * 1024
@@ -64,9 +64,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   const { state } = deps
   checkModel(caller, t.model, state.usableGroups)
   const group = caller.group
-  if (t.channel === undefined && !state.serves(group, t.model)) {
-    throw new RelayError(503, 'service_unavailable', 'no_available_channel', RM.noChannel, { model: t.model, group })
-  }
+  if (t.channel === undefined) state.checkServes(group, t.model)
   const price = priceOf(state.pricing, t.model, group)
   if (price === undefined || price.kind !== 'per_call') throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model: t.model })
   const quota = costOf(price, { promptTokens: 0, completionTokens: 0 }) * (t.units ?? 1)
@@ -76,7 +74,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   deps.usage.expect()
   const tried: number[] = []
   let accepted: { channel: RelayChannel, upstreamId: string, upstreamModel: string } | undefined
-  let error: { status: number, message: string } | undefined
+  let error: UsageError | undefined
   try {
     const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, tried)
     const gone = new ClientGone()
@@ -89,12 +87,12 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       let status: number
       let body: Buffer
       try {
-        const res = await send(request, gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+        const res = await send(request, gone, { idleMs: deps.upstreamTimeoutMs }, deps.outbound.dispatcher(channel.proxyUrl))
         status = res.status
         body = await readAll(res, MAX_SUBMIT_ANSWER)
       } catch (err) {
         req.log.warn({ err, channel: channel.id }, 'task upstream unreachable')
-        attempts.failed({ status: 502, message: 'upstream unreachable or timed out', type: 'upstream_error', code: 'upstream_unreachable' })
+        attempts.failed(isTimeout(err) ? TIMED_OUT : { status: 502, message: 'upstream unreachable', type: 'upstream_error', code: 'upstream_unreachable' })
         continue
       }
       const result = t.read(status, body)
@@ -105,21 +103,25 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       }
       req.log.warn({ channel: channel.id, status, action: result.failure.action }, 'task upstream refused')
       if (await attempts.refused(status, result.failure) === 'client') {
-        error = { status, message: result.failure.message }
+        const message = cleanUpstreamMessage(result.failure.message)
+        error = { status, message, upstream: upstreamReport(status, message, result.failure.code) }
         return { accepted: false, answer: result.answer }
       }
     }
-    const final = attempts.finalError()
-    error = { status: final.status, message: final.message }
+    const report: { error?: UsageError } = {}
+    const final = attempts.finalError(report, req.id)
+    error = report.error
     throw final
   } finally {
     if (lease !== undefined) deps.quota.release(lease, 0)
     const charged = accepted === undefined ? 0 : quota
+    // The accepting channel, else the last one tried; the log's use_channel adds it to the retried ones.
+    const channelId = accepted?.channel.id ?? tried.at(-1) ?? 0
     const event: UsageEvent = {
       request_id: req.id,
       created_at: Math.floor(startedAt / 1000),
       ...payer(caller),
-      channel_id: accepted?.channel.id ?? tried.at(-1) ?? 0,
+      channel_id: channelId,
       model_name: t.model,
       upstream_model: accepted?.upstreamModel ?? t.model,
       group,
@@ -135,7 +137,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       outcome: accepted === undefined ? 'failed' : 'success',
       usage_source: 'none',
       price: priceDetails(price),
-      retried_channels: tried.filter((id) => id !== accepted?.channel.id),
+      retried_channels: tried.filter((id) => id !== channelId),
       ...(error === undefined ? {} : { error })
     }
     void deps.usage.publish(event)

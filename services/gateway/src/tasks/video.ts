@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import { findOwnTasks, listOwnTasks, markOwnTaskDeleted, type Task } from '@modelgate/db'
 import {
   type ChannelConfig,
+  classifyAnswer,
   classifyOpenAIFailure,
   DEFAULT_VIDEO_MODEL,
   readVideoCreate,
@@ -177,8 +178,9 @@ function channelOfVideo (deps: TaskDeps, row: Task): { channel: RelayChannel, co
 
 /**
  * Calls the channel that made a video (content, deletion) and returns its answer when it is
- * 2xx or one of `passed`; an unreachable channel is a 502, another refusal is answered in OpenAI's
- * envelope (its 4xx status, else 502) and `undefined` returned.
+ * 2xx or one of `passed`; an unreachable channel is a 502, a refusal about the request is
+ * answered in OpenAI's envelope (its 4xx status, the upstream's message cleaned) and `undefined`
+ * returned, and any other refusal (the channel's own failure) is a 502 with a generic message.
  */
 async function callVideoChannel (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply, row: Task, build: (c: ChannelConfig) => UpstreamRequest, passed: readonly number[] = []) {
   const { channel, config } = channelOfVideo(deps, row)
@@ -186,15 +188,19 @@ async function callVideoChannel (deps: TaskDeps, req: FastifyRequest, reply: Fas
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
   let res
   try {
-    res = await send(build(config), gone, deps.upstreamTimeoutMs, deps.outbound.dispatcher(channel.proxyUrl))
+    res = await send(build(config), gone, { idleMs: deps.upstreamTimeoutMs }, deps.outbound.dispatcher(channel.proxyUrl))
   } catch (err) {
     req.log.warn({ err, channel: channel.id }, 'video upstream unreachable')
     throw new RelayError(502, 'upstream_error', 'upstream_unreachable', 'The upstream is unreachable or timed out')
   }
   if ((res.status >= 200 && res.status < 300) || passed.includes(res.status)) return res
-  const failure = classifyOpenAIFailure(res.status, await readText(res))
-  const status = res.status >= 400 && res.status < 500 ? res.status : 502
-  await sendOpenAIError(reply, status, { message: failure.message, type: status === 502 ? 'upstream_error' : 'invalid_request_error', code: failure.code ?? null })
+  const failure = classifyAnswer({ classifyFailure: classifyOpenAIFailure }, res.status, res.contentType, await readText(res))
+  // The upstream's words only about the client's request; the channel's own failure is for admins.
+  if (failure.action !== 'client') {
+    req.log.warn({ channel: channel.id, status: res.status, code: failure.code, reason: failure.message }, 'video upstream refused')
+    throw new RelayError(502, 'upstream_error', 'upstream_error', RM.upstreamFailed)
+  }
+  await sendOpenAIError(reply, res.status, { message: failure.message, type: 'invalid_request_error', code: failure.code ?? null })
   return undefined
 }
 

@@ -40,6 +40,8 @@ export function BillingDetails ({ row, quotaPerUnit, admin }: { row: LogRow, quo
   }
   const channels = admin ? o.admin_info?.use_channel ?? [] : []
   if (channels.length > 0) facts.push([t('log.breakdown.channels'), channels.join(' → ')])
+  const upstream = admin ? o.admin_info?.error : undefined
+  if (upstream !== undefined) facts.push([t('log.breakdown.upstreamError'), `HTTP ${upstream.status}${upstream.code === undefined ? '' : ` ${upstream.code}`}: ${upstream.message}`])
 
   return (
     <Box sx={{ p: 2 }} data-testid={`log-details-${row.id}`}>

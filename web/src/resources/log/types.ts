@@ -25,8 +25,11 @@ export interface LogOther {
   usage_source?: string
   /** success, failed or aborted. */
   outcome?: string
-  /** Admins only: the channels tried, the serving one last. */
-  admin_info?: { use_channel?: number[] }
+  /**
+   * Admins only: the channels tried, the serving one last, and for a failed request the upstream
+   * failure as the gateway classified it (its message cleaned of hosts, links and keys).
+   */
+  admin_info?: { use_channel?: number[], error?: { status: number, code?: string, message: string } }
 }
 
 /** One row of `GET /api/log/` (admins: with channel_id) or `/api/log/self/`. */
