@@ -87,6 +87,8 @@ async function exchange (port: number, parts: Array<string | Buffer | ((s: Socke
     else socket.write(part)
   }
   await until(() => closed || responses.length >= want, 10_000, 10)
+  // An answer that says it closes the connection: wait for the close too.
+  if (responses.at(-1)?.headers['connection'] === 'close') await until(() => closed, 5000, 10)
   socket.destroy()
   return { responses, closed }
 }
