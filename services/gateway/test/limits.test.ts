@@ -231,6 +231,7 @@ t.test('when every channel of the group answers 429 the client is told the group
   t.equal(res.status, 429)
   t.same(res.body.error && { message: res.body.error.message, code: res.body.error.code }, { message: 'The upstream load of group default is saturated; please retry later', code: 'upstream_saturated' })
   t.equal(a.requests.length + b.requests.length, 2, 'both were tried')
+  t.equal(res.retryAfter, '1', 'with Retry-After')
 })
 
 t.test('a multi-key channel with one dead key keeps serving from the others and sets only that key aside', async (t) => {

@@ -538,4 +538,6 @@ t.test('per-user model request limits hold across gateways', async (t) => {
   const third = await post(url)
   t.equal(third.status, 429, 'the third answered request within the window is refused, whichever gateway takes it')
   t.match(await third.json(), { error: { code: 'rate_limit_exceeded', message: 'You have reached the limit of 2 requests in 1 minutes; please wait' } })
+  const wait = Number(third.headers.get('retry-after'))
+  t.ok(wait >= 1 && wait <= 60, `Retry-After says when the window ends (${wait} s)`)
 })
