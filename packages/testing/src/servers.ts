@@ -3,9 +3,11 @@ import type * as PgModule from '@testcontainers/postgresql'
 import type * as RedisModule from '@testcontainers/redis'
 
 /**
- * Where the test Postgres and Redis live: TEST_DATABASE_URL / TEST_REDIS_URL when set, otherwise
- * containers started through testcontainers when a Docker engine answers (one pair per test
- * process, removed by testcontainers' reaper when the process exits).
+ * Where the test Postgres and Redis live: TEST_DATABASE_URL / TEST_REDIS_URL when set; otherwise
+ * the servers on their standard local ports when they answer (Postgres as `postgres`, with trust
+ * auth or the password `postgres`; Redis without a password); otherwise containers started
+ * through testcontainers when a Docker engine answers (one pair per test process, removed by
+ * testcontainers' reaper when the process exits).
  */
 export interface TestServers {
   /** Admin URL of a Postgres server on which test databases may be created and dropped. */
@@ -16,8 +18,48 @@ export interface TestServers {
 let servers: Promise<TestServers> | undefined
 
 const HOW_TO =
-  'Tests need a real Postgres and Redis. Set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres) ' +
-  'and TEST_REDIS_URL (e.g. redis://127.0.0.1:6379), or run a Docker engine so testcontainers can start them.'
+  'Tests need a real Postgres and Redis. None answered on 127.0.0.1:5432 (user postgres, trust auth or password postgres) ' +
+  'and 127.0.0.1:6379: start them (Debian: apt-get install postgresql redis-server), or set TEST_DATABASE_URL ' +
+  '(e.g. postgres://postgres@127.0.0.1:5432/postgres) and TEST_REDIS_URL (e.g. redis://127.0.0.1:6379), ' +
+  'or run a Docker engine so testcontainers can start them.'
+
+/** Admin URLs tried on the standard local port, in order. */
+const LOCAL_POSTGRES = ['postgres://postgres@127.0.0.1:5432/postgres', 'postgres://postgres:postgres@127.0.0.1:5432/postgres']
+const LOCAL_REDIS = 'redis://127.0.0.1:6379'
+
+/** The first local Postgres admin URL that connects and may create databases, or undefined. */
+async function localPostgres (): Promise<string | undefined> {
+  const { default: pg } = await import('pg')
+  for (const url of LOCAL_POSTGRES) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      const { rows } = await client.query<{ ok: boolean }>('select rolcreatedb or rolsuper as ok from pg_roles where rolname = current_user')
+      if (rows[0]?.ok === true) return url
+    } catch {
+      // Not this one: refused, or the password is wrong.
+    } finally {
+      await client.end().catch(() => {})
+    }
+  }
+  return undefined
+}
+
+/** The local Redis URL when a server there answers PING, or undefined. */
+async function localRedis (): Promise<string | undefined> {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(LOCAL_REDIS, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  redis.on('error', () => {})
+  try {
+    await redis.connect()
+    return await redis.ping() === 'PONG' ? LOCAL_REDIS : undefined
+  } catch {
+    return undefined
+  } finally {
+    redis.disconnect()
+  }
+}
 
 async function startContainers (need: { postgres: boolean, redis: boolean }): Promise<Partial<TestServers>> {
   let pgMod: typeof PgModule
@@ -44,8 +86,8 @@ async function startContainers (need: { postgres: boolean, redis: boolean }): Pr
 export async function testServers (): Promise<TestServers> {
   servers ??= (async () => {
     const cfg = loadTestConfig()
-    let databaseUrl = cfg.TEST_DATABASE_URL
-    let redisUrl = cfg.TEST_REDIS_URL
+    let databaseUrl = cfg.TEST_DATABASE_URL ?? await localPostgres()
+    let redisUrl = cfg.TEST_REDIS_URL ?? await localRedis()
     if (databaseUrl === undefined || redisUrl === undefined) {
       const started = await startContainers({ postgres: databaseUrl === undefined, redis: redisUrl === undefined })
       databaseUrl ??= started.databaseUrl
