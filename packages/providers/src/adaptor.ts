@@ -189,7 +189,7 @@ export interface StreamConverter {
   readonly passThrough?: boolean
 }
 
-/** What to do about a failed upstream answer (DESIGN.md "Request flow"). */
+/** What to do about a failed upstream answer (ARCHITECTURE.md "Relay and money"). */
 export type FailureAction =
   /** 429, 5xx, timeouts: try another channel. */
   | 'retry'
@@ -210,7 +210,7 @@ export interface ClassifiedFailure {
 }
 
 export interface ProviderAdaptor {
-  /** Channel type number (SPEC.md section 3). */
+  /** Channel type number (docs/domain.md). */
   readonly type: number
   readonly name: string
   /** Used when the channel's base URL is empty. */

@@ -7,7 +7,7 @@ import { adaptorFor } from './registry.js'
 /**
  * Yuan per US dollar used to report balances that providers keep in CNY (DeepSeek, SiliconCloud,
  * Moonshot's Chinese platform). A fixed rate, the same as the default top-up `Price` option
- * (SPEC.md section 3): a channel balance is an estimate to watch, not an amount to bill.
+ * (docs/domain.md): a channel balance is an estimate to watch, not an amount to bill.
  */
 export const CNY_PER_USD = 7.3
 
@@ -125,7 +125,7 @@ const moonshotBalance: BalanceQuery = {
 }
 
 /**
- * Channel types with a billing endpoint (SPEC.md section 3 numbers): OpenAI (1), custom (8,
+ * Channel types with a billing endpoint (docs/domain.md numbers): OpenAI (1), custom (8,
  * with a bare origin: resellers of the OpenAI protocol serve its billing API), Moonshot (25),
  * SiliconCloud (40) and DeepSeek (43).
  */

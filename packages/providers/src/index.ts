@@ -29,7 +29,6 @@ export {
   type UrlContext,
   type UrlTarget
 } from './openai-compatible/index.js'
-export { upstreamDispatcher } from './dispatcher.js'
 export { defaultOutbound, Outbound, type OutboundPolicy, OutboundRefused, outboundRefusal, parseAddress, type RefusalReason, type TargetKind } from './outbound.js'
 export { realtimeRequest, realtimeSupported, realtimeUsage, REALTIME_CHANNEL_TYPES, type RealtimeOptions } from './openai-compatible/realtime.js'
 export { AZURE_REALTIME_API_VERSION } from './azure/realtime.js'

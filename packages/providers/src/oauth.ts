@@ -184,11 +184,6 @@ function rotationId (scope: string, refreshToken: string): string {
   return createHash('sha256').update('oauth-rotation\0').update(scope).update('\0').update(refreshToken).digest('base64url')
 }
 
-/** Forgets rotated refresh tokens (tests). */
-export function clearRotatedTokens (): void {
-  rotated.clear()
-}
-
 /** A pair as the shared store holds it: the newest tokens of one account. */
 interface Pair {
   accessToken?: string

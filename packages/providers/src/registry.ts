@@ -32,7 +32,7 @@ import { SUNO_KINDS } from './tasks/suno.js'
 import { tencent } from './tencent/index.js'
 import { vertexAI } from './vertex/index.js'
 
-/** Every channel type of SPEC.md section 3, by number; types without an adaptor included. */
+/** Every channel type, by number (docs/domain.md, "Channel types"); types without an adaptor included. */
 export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freeze({
   1: 'OpenAI',
   2: 'Midjourney Proxy',

@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import controlPlaneProxy from './plugins/app/control-plane-proxy.js'
 import edge from './plugins/app/edge.js'
-import relay from './relay/index.js'
+import relay from './plugins/app/relay.js'
+import relayRoutes from './routes/index.js'
 
 /**
  * Fastify's `trustProxy` for the gateway: the public edge believes X-Forwarded-For (and
@@ -31,6 +32,7 @@ async function gateway (app: FastifyInstance, { config }: GatewayOptions) {
   await app.register(healthPlugin, {})
   await app.register(outboundPlugin, { config })
   await app.register(relay, { config })
+  await app.register(relayRoutes, { config })
   // Metrics are served on METRICS_PORT only: here, /metrics is a plain 404 (not the console's page).
   const noMetrics = async (_req: FastifyRequest, reply: FastifyReply) => await reply.code(404).send({ error: { message: 'Not found', type: 'invalid_request_error', code: 'not_found' } })
   app.all('/metrics', noMetrics)

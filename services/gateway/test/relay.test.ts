@@ -434,6 +434,14 @@ t.test('the console playground streams for a signed-in user and bills the user',
   t.equal(noHeader.status, 401, 'the CSRF header is required')
   const noCookie = await fetch(`${url}/pg/chat/completions`, { method: 'POST', headers: { 'new-api-user': userId, 'content-type': 'application/json' }, body })
   t.equal(noCookie.status, 401)
+
+  // Signed out at the control plane: refused here by the session's row, even once Redis forgot its marker.
+  t.equal((await cp.inject({ url: '/api/user/logout', headers: { cookie, 'new-api-user': userId } })).json().success, true)
+  const { revokedSessionKey } = await import('@modelgate/contracts')
+  const jti = (JSON.parse(Buffer.from(cookie.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti
+  await app.redis.del(revokedSessionKey(jti))
+  const afterLogout = await fetch(`${url}/pg/chat/completions`, { method: 'POST', headers: { cookie, 'new-api-user': userId, 'content-type': 'application/json' }, body })
+  t.equal(afterLogout.status, 401, 'a signed-out session cannot use the playground')
 })
 
 t.test('a streamed Responses API call reaches the OpenAI client with its usage billed', async (t) => {

@@ -59,7 +59,7 @@ async function signIn (cp: FastifyInstance, username: string, password: string):
   return { cookie: cookie.split(';')[0]!, 'new-api-user': String(body.data.id), 'accept-language': 'en' }
 }
 
-t.test('upstream failures: clients hear the upstream only about their request (cleaned); self logs never carry upstream bodies; admins see the cleaned classification; a channel on an internal page leaks nothing', async (t) => {
+t.test('SEC-13 upstream failures: clients hear the upstream only about their request (cleaned); self logs never carry upstream bodies; admins see the cleaned classification; a channel on an internal page leaks nothing', async (t) => {
   const { app, url, env } = await buildGateway(t)
   const cp = await consoleOf(t, env)
   const root = await signIn(cp, 'root', '123456')

@@ -47,11 +47,6 @@ function geographiesOf (region: string): Geography[] {
   return []
 }
 
-/** Whether `model` is one of the Anthropic ids this adaptor maps to a Bedrock id. */
-export function knownClaudeModel (model: string): boolean {
-  return BY_NAME.has(model)
-}
-
 /**
  * The Bedrock model id for `model` called from `region`. Anthropic's ids (`claude-sonnet-4-5`,
  * `claude-sonnet-4-5-20250929`) become Bedrock's (`anthropic.claude-sonnet-4-5-20250929-v1:0`),

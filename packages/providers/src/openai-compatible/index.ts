@@ -37,7 +37,7 @@ function isOpenAIEndpoint (endpoint: Endpoint): endpoint is OpenAIEndpoint {
 
 /** What sets one OpenAI-compatible channel type apart from the others. */
 export interface OpenAICompatibleOptions {
-  /** Channel type number (SPEC.md section 3). */
+  /** Channel type number (docs/domain.md). */
   type: number
   /** Display name, as in CHANNEL_TYPE_NAMES. */
   name: string

@@ -68,15 +68,6 @@ export function mjModelOf (action: MjAction, mode?: MjMode): string {
   return mode === undefined ? base : `mj_${mode}_${base.slice(3)}`
 }
 
-/** The action (and mode) a model name stands for; undefined for other models. */
-export function mjActionOfModel (model: string): { action: MjAction, mode?: MjMode } | undefined {
-  const m = /^mj_(?:(fast|relax|turbo)_)?(.+)$/.exec(model)
-  if (m === null) return undefined
-  const action = (Object.keys(MJ_ACTION_MODELS) as MjAction[]).find((a) => MJ_ACTION_MODELS[a] === `mj_${m[2] ?? ''}`)
-  if (action === undefined) return undefined
-  return m[1] === undefined ? { action } : { action, mode: m[1] as MjMode }
-}
-
 /**
  * The action a button's customId asks for (the buttons of a finished task: U1, V1, 🔄, pan,
  * zoom, vary region, ...); undefined for an id no action is known for. Order matters:

@@ -3,7 +3,7 @@ import { recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatical
 import { type ClassifiedFailure, cleanUpstreamMessage } from '@modelgate/providers'
 import { englishMessage, RelayError, RM } from './errors.js'
 import { channelsAutoDisabled } from './metrics.js'
-import type { RelayDeps } from './pipeline.js'
+import type { RelayDeps } from './deps.js'
 import { pickKey, type RelayChannel, type RelayKey } from './state.js'
 
 /** Why an attempt failed: what the client is told when no attempt succeeds. */

@@ -3,6 +3,7 @@ import { ROLE } from '@modelgate/db'
 import type { FastifyRequest } from 'fastify'
 import type { CallerCache, CallerRecord } from './callers.js'
 import { RelayError, RM } from './errors.js'
+import type { RelayState } from './state.js'
 
 /** The authenticated caller of a relay request. */
 export interface Caller {
@@ -49,7 +50,7 @@ function ipAllowed (allow: string[], ip: string): boolean {
 }
 
 /**
- * Authenticates a relay key and applies the token and user checks (SPEC.md section 8), each with
+ * Authenticates a relay key and applies the token and user checks (messages in relay/errors.ts), each with
  * its own message. Model and group checks need the model and happen in {@link checkModel}.
  */
 export async function authenticate (cache: CallerCache, req: FastifyRequest): Promise<Caller> {
@@ -93,4 +94,11 @@ export function checkModel (caller: Caller, model: string, usableGroups: Readonl
   const limits = caller.record.token.modelLimits
   if (limits !== null && !limits.includes(model)) throw forbidden(RM.modelNotAllowed, { model }, 'model_not_allowed')
   checkGroup(caller, usableGroups)
+}
+
+/** The models the caller may use: its group's (the group checked first), within the token's model limits. */
+export function callerModels (caller: Caller, state: RelayState): string[] {
+  checkGroup(caller, state.usableGroups)
+  const limits = caller.record.token.modelLimits
+  return state.modelsOf(caller.group).filter((m) => limits === null || limits.includes(m))
 }

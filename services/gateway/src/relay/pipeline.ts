@@ -1,93 +1,42 @@
 import { once } from 'node:events'
-import type { UsageEvent } from '@modelgate/contracts'
-import type { Database, Kysely } from '@modelgate/db'
-import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
-import { adaptorFor, classifyAnswer, type ClassifiedFailure, cleanUpstreamMessage, type Outbound, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type ProviderAdaptor, type RelayRequest, type StreamConverter, unexpectedAnswer, upstreamRequest, type Usage } from '@modelgate/providers'
-import type { AdmissionLimits, Lease, QuotaStore, ReserveOutcome } from '@modelgate/quota'
+import { costOf } from '@modelgate/pricing'
+import { adaptorFor, classifyAnswer, type ClassifiedFailure, cleanUpstreamMessage, type ConvertedResponse, CredentialError, isStreamAnswer, type ClientFormat, type Endpoint, type RelayRequest, type StreamConverter, unexpectedAnswer, upstreamRequest, type Usage } from '@modelgate/providers'
 import { type Span, SpanKind, SpanStatusCode, startSpan, traceparentOf, tracing } from '@modelgate/service'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ChannelAttempts, mappedStatus, TIMED_OUT, upstreamReport, type UsageError } from './attempts.js'
-import { type Caller, checkModel, payer } from './auth.js'
+import { admissionLimits, admit, checkUserRateLimit, countSuccess, modelPrice, pinnedChannel } from './admission.js'
+import { ChannelAttempts, mappedStatus, TIMED_OUT, upstreamReport } from './attempts.js'
+import { type Caller, checkModel } from './auth.js'
+import type { RelayDeps } from './deps.js'
 import { RelayError, RM } from './errors.js'
-import { countRefusal, countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind, reservationsAdmitted } from './metrics.js'
+import { countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind } from './metrics.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
-import { channelConfig, type RelayChannel, type RelayState } from './state.js'
+import { channelConfig, type RelayChannel } from './state.js'
 import { type CallTimeouts, ClientGone, isTimeout, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
-import type { UsagePublisher } from './usage.js'
+import { type UsageRecord, usageEvent } from './usage-event.js'
 
-export interface RelayDeps {
-  state: RelayState
-  quota: QuotaStore
-  usage: UsagePublisher
-  db: Kysely<Database>
-  /** UPSTREAM_TIMEOUT_MS: the longest wait for an upstream's headers, and between two chunks of its body. */
-  upstreamTimeoutMs: number
-  /** UPSTREAM_FIRST_BYTE_TIMEOUT_MS: the longest wait from sending a streamed request to its body's first byte. */
-  upstreamFirstByteTimeoutMs: number
-  /** The outbound guard: every upstream connection goes through its pools. */
-  outbound: Outbound
-  publishChannelChange: (id: number) => Promise<void>
-  /** Upstream calls in progress, cut at the drain deadline of a shutdown; none when absent. */
-  inFlight?: InFlightCalls
-}
-
-/**
- * The upstream calls in progress in this process. At shutdown the gateway lets them finish for
- * DRAIN_TIMEOUT_MS, then cuts those still running (cutAll): a stream ends with an error event
- * and is billed for what was sent, and calls started afterwards are cut at once.
- */
-export class InFlightCalls {
-  readonly #calls = new Set<UpstreamResponse>()
-  #cut: Error | undefined
-
-  add (res: UpstreamResponse): void {
-    if (this.#cut !== undefined) res.abort(this.#cut)
-    else this.#calls.add(res)
-  }
-
-  delete (res: UpstreamResponse): void {
-    this.#calls.delete(res)
-  }
-
-  get size (): number {
-    return this.#calls.size
-  }
-
-  cutAll (reason: Error): void {
-    this.#cut = reason
-    for (const res of this.#calls) res.abort(reason)
-    this.#calls.clear()
-  }
-}
-
-/** How long an unsettled reservation may live before reconciliation takes over. */
-const RESERVATION_TTL_S = 6 * 3600
 /** Streamed bytes held for counting before they are counted (when the upstream may report no usage). */
 const COUNT_SLICE = 64 * 1024
 /** Largest non-streamed upstream answer the gateway will hold. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024
 
-/** What the pipeline learned about one admitted request, for its usage event. */
-interface Outcome {
+/** One admitted request: its usage record, and what the pipeline learned about it for its bill. */
+interface Outcome extends UsageRecord {
   channel?: RelayChannel
-  upstreamModel: string
-  tried: number[]
   answered: boolean
   /** The answer was cut short (client gone or upstream stream broken) after the upstream began it: billed for what was sent. */
   aborted: boolean
   /** The client left before the answer was complete, even before the upstream answered (not billed then). */
   clientLeft: boolean
-  firstByteAt: number
+  /** The upstream's own usage report. */
   usage?: Usage
   countedCompletion: number
   /** A whole answer's text still to count (counted after the client has it). */
   completionText?: string
-  error?: UsageError
 }
 
 /**
- * One relay request end to end (DESIGN.md "Request flow"): checks, channel choice, reservation,
+ * One relay request end to end (ARCHITECTURE.md "Relay and money"): checks, channel choice, reservation,
  * upstream call with failover, the answer (streamed without buffering), and exactly one usage
  * event for every admitted request, whatever happens after admission.
  */
@@ -165,16 +114,9 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   }
 
   const group = caller.group
-  let pinned: RelayChannel | undefined
-  if (caller.pinnedChannel !== undefined) {
-    pinned = state.channels.get(caller.pinnedChannel)
-    if (pinned === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
-    if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
-  } else {
-    state.checkServes(group, model)
-  }
-  const price = priceOf(state.pricing, model, group)
-  if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
+  const pinned = pinnedChannel(state, caller)
+  if (pinned === undefined) state.checkServes(group, model)
+  const price = modelPrice(state, model, group)
 
   const limit = await checkUserRateLimit(deps, caller.record.user.id)
 
@@ -183,11 +125,14 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   // new-api): a balance that covers the request with a margin admits it.
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
-  const lease = await admit(deps, req, caller, { amount: reserved, tokens: estimatedPrompt, group }, span)
+  const lease = await admit(deps, req, caller, { requestId: req.id, amount: reserved, limits: admissionLimits(caller, estimatedPrompt), group }, span)
 
   // Admitted: from here on exactly one usage event, whatever happens.
   deps.usage.expect()
-  const outcome: Outcome = { upstreamModel: model, tried: [], answered: false, aborted: false, clientLeft: false, firstByteAt: 0, countedCompletion: 0 }
+  const outcome: Outcome = {
+    requestId: req.id, startedAt, caller, model, group, ip: req.ip, stream, price, reserved,
+    upstreamModel: model, tried: [], firstByteAt: 0, answered: false, aborted: false, clientLeft: false, countedCompletion: 0
+  }
   try {
     await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt, span })
   } finally {
@@ -201,35 +146,9 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     }
     const quota = billable ? costOf(price, usage) : 0
     if (lease !== undefined) deps.quota.release(lease, billable ? usage.promptTokens + usage.completionTokens : 0)
-    const event: UsageEvent = {
-      request_id: req.id,
-      created_at: Math.floor(startedAt / 1000),
-      ...payer(caller),
-      channel_id: outcome.channel?.id ?? 0,
-      model_name: model,
-      upstream_model: outcome.upstreamModel,
-      group,
-      is_stream: stream,
-      ip: req.ip,
-      use_time_ms: Date.now() - startedAt,
-      first_response_ms: outcome.firstByteAt === 0 ? 0 : outcome.firstByteAt - startedAt,
-      prompt_tokens: billable ? usage.promptTokens : 0,
-      completion_tokens: billable ? usage.completionTokens : 0,
-      cached_tokens: billable ? usage.cachedTokens ?? 0 : 0,
-      ...(billable && (usage.cacheWriteTokens ?? 0) > 0 ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
-      ...(billable && (usage.audioPromptTokens ?? 0) + (usage.audioCompletionTokens ?? 0) > 0
-        ? { audio_prompt_tokens: usage.audioPromptTokens ?? 0, audio_completion_tokens: usage.audioCompletionTokens ?? 0 }
-        : {}),
-      reserved,
-      quota,
-      // A client that left is 'aborted' whenever it left, before the first byte too (REL-33).
-      outcome: outcome.answered ? 'success' : outcome.aborted || outcome.clientLeft ? 'aborted' : 'failed',
-      usage_source: outcome.usage !== undefined ? 'upstream' : billable ? 'counted' : 'none',
-      price: priceDetails(price),
-      // The event's channel is channel_id, answered or not: the log's use_channel adds it once.
-      retried_channels: outcome.tried.filter((id) => id !== outcome.channel?.id),
-      ...(outcome.error === undefined ? {} : { error: outcome.error })
-    }
+    // A client that left is 'aborted' whenever it left, before the first byte too (REL-33).
+    const event = usageEvent(outcome, outcome.answered ? 'success' : outcome.aborted || outcome.clientLeft ? 'aborted' : 'failed', quota,
+      billable ? usage : undefined, outcome.usage !== undefined ? 'upstream' : billable ? 'counted' : 'none')
     if (span !== undefined) {
       // The worker's settlement span continues this trace.
       event.traceparent = traceparentOf(span)
@@ -239,111 +158,8 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     // Not awaited: the publisher holds the event (never rejecting; close() drains it), so the
     // request's own objects are free at once rather than living on through the batch window.
     void deps.usage.publish(event)
-    if (outcome.answered && limit !== undefined) await deps.quota.redis.incr(limit.successKey).then(() => deps.quota.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
+    if (outcome.answered && limit !== undefined) await countSuccess(deps, limit)
   }
-}
-
-/**
- * The atomic reservation of `amount` against the caller's user and token (DESIGN.md invariant 2)
- * with its admission limits; refuses (429, 403, or 503 when Redis is unreachable: fail closed).
- * Returns the lease to release once the request is over. From here on the caller owes exactly
- * one usage event.
- */
-export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: { amount: number, tokens: number, group: string }, parent?: Span): Promise<Lease | undefined> {
-  const { token, user } = caller.record
-  // Cached records written before these limits existed have none (|| 0).
-  const limits: AdmissionLimits = {
-    userConcurrency: user.concurrencyLimit || 0,
-    tokenConcurrency: token.concurrencyLimit || 0,
-    tokenRpm: token.rpmLimit || 0,
-    tokenTpm: token.tpmLimit || 0,
-    tokens: r.tokens
-  }
-  // A child span of the relay request's (tracing on only).
-  const span = parent === undefined ? undefined : startSpan('quota.reserve', parent)
-  let admitted: ReserveOutcome
-  try {
-    admitted = await deps.quota.reserve({
-      requestId: req.id,
-      userId: user.id,
-      tokenId: token.id,
-      unlimited: token.unlimited,
-      amount: r.amount,
-      ttlSeconds: RESERVATION_TTL_S,
-      limits,
-      loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
-      loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
-    })
-  } catch (err) {
-    // Fail closed: never admit against per-process counters (DESIGN.md, "Redis unreachable").
-    req.log.error({ err }, 'quota reservation failed')
-    countRefusal('redis_down')
-    span?.setStatus({ code: SpanStatusCode.ERROR, message: 'quota store unavailable' })
-    span?.end()
-    throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
-  }
-  if (span !== undefined) {
-    span.setAttribute('modelgate.admitted', admitted.ok)
-    span.end()
-  }
-  if (!admitted.ok) {
-    countRefusal(admitted.reason)
-    if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, r.group)
-    if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
-    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
-  }
-  reservationsAdmitted.inc()
-  return admitted.lease
-}
-
-/**
- * Per-user model request limits (ModelRequestRateLimit* options): at most Count requests of any
- * outcome (0 = no limit) and SuccessCount answered requests per window, counted in Redis so the
- * limit holds across gateways.
- */
-async function checkUserRateLimit (deps: RelayDeps, userId: number): Promise<{ successKey: string, windowS: number } | undefined> {
-  const o = deps.state.options
-  if (!o.bool('ModelRequestRateLimitEnabled')) return undefined
-  const minutes = Math.max(1, Math.trunc(o.num('ModelRequestRateLimitDurationMinutes')))
-  const windowS = minutes * 60
-  const window = Math.floor(Date.now() / 1000 / windowS)
-  const totalKey = `ratelimit:model:${userId}:${window}:all`
-  const successKey = `ratelimit:model:${userId}:${window}:ok`
-  const maxAll = Math.trunc(o.num('ModelRequestRateLimitCount'))
-  const maxOk = Math.trunc(o.num('ModelRequestRateLimitSuccessCount'))
-  const [all, okCount] = await Promise.all([
-    deps.quota.redis.incr(totalKey).then(async (n) => { if (n === 1) await deps.quota.redis.expire(totalKey, windowS); return n }),
-    deps.quota.redis.get(successKey).then((v) => Number(v ?? 0))
-  ]).catch(() => { throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown) })
-  if ((maxAll > 0 && all > maxAll) || okCount >= maxOk) {
-    const err = new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.userRateLimited, { count: String(maxAll > 0 && all > maxAll ? maxAll : maxOk), minutes: String(minutes) })
-    // The window ends at the next multiple of its length.
-    err.headers = { 'retry-after': String(Math.max(1, Math.ceil((window + 1) * windowS - Date.now() / 1000))) }
-    throw err
-  }
-  return { successKey, windowS }
-}
-
-/** The answer to a request refused by an admission limit: 429 with Retry-After. */
-function limitRefusal (reason: 'user_concurrency' | 'token_concurrency' | 'token_rpm' | 'token_tpm', retryAfterS: number, limits: AdmissionLimits, group: string): RelayError {
-  const seconds = String(Math.max(1, Math.ceil(retryAfterS)))
-  let err: RelayError
-  switch (reason) {
-    case 'user_concurrency':
-      err = new RelayError(429, 'rate_limit_exceeded', 'concurrency_limit_exceeded', RM.loadSaturated, { group })
-      break
-    case 'token_concurrency':
-      err = new RelayError(429, 'rate_limit_exceeded', 'concurrency_limit_exceeded', RM.tokenBusy, { limit: String(limits.tokenConcurrency) })
-      break
-    case 'token_rpm':
-      err = new RelayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', RM.tokenRpm, { limit: String(limits.tokenRpm), seconds })
-      break
-    case 'token_tpm':
-      err = new RelayError(429, 'rate_limit_exceeded', 'tokens_limit_exceeded', RM.tokenTpm, { limit: String(limits.tokenTpm), seconds })
-      break
-  }
-  err.headers = { 'retry-after': seconds }
-  return err
 }
 
 /** Client headers a native adaptor may forward (Anthropic's version and beta flags). */
@@ -615,7 +431,3 @@ async function pipeStream (
   if (!out.writableEnded) out.end()
   return 'done'
 }
-
-export type { Price, ProviderAdaptor }
-// Shared with the realtime relay (realtime.ts), which admits and bills sessions the same way.
-export { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S }

@@ -1,29 +1,23 @@
 import { randomBytes } from 'node:crypto'
-import websocket from '@fastify/websocket'
 import type { UsageEvent } from '@modelgate/contracts'
-import { costOf, type Price, priceDetails, priceOf } from '@modelgate/pricing'
+import { costOf, type Price } from '@modelgate/pricing'
 import {
   adaptorFor, authorized, classifyAnswer, type ClassifiedFailure, cleanUpstreamMessage, CredentialError, type Outbound, realtimeRequest, realtimeSupported, realtimeUsage, type UpstreamRequest,
   type Usage, withOverrides
 } from '@modelgate/providers'
-import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Lease } from '@modelgate/quota'
+import type { FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
-import { ChannelAttempts, mappedStatus } from './attempts.js'
-import { authenticate, type Caller, checkModel, extractKey, payer } from './auth.js'
-import type { CallerCache } from './callers.js'
-import { englishMessage, RelayError, relayMessage, RM, sendOpenAIError } from './errors.js'
-import { checkUserRateLimit, limitRefusal, RESERVATION_TTL_S, type RelayDeps } from './pipeline.js'
-import { countRefusal, reservationsAdmitted } from './metrics.js'
+import { admissionLimits, admit, checkUserRateLimit, countSuccess, modelPrice, NO_LIMITS, pinnedChannel, type UserRateLimit } from './admission.js'
+import { ChannelAttempts, mappedStatus, type UsageError } from './attempts.js'
+import { authenticate, type Caller, checkModel, extractKey } from './auth.js'
+import type { RouteDeps } from './deps.js'
+import { englishMessage, RelayError, relayMessage, RM } from './errors.js'
 import { channelConfig, type RelayChannel } from './state.js'
-
-/** What the realtime relay needs besides the HTTP pipeline's dependencies. */
-export interface RealtimeDeps extends RelayDeps {
-  callers: CallerCache
-}
+import { type UsageRecord, usageEvent } from './usage-event.js'
 
 /** Largest client event (OpenAI takes audio appends up to 15 MiB). */
-const CLIENT_MAX_PAYLOAD = 16 * 1024 * 1024
+export const CLIENT_MAX_PAYLOAD = 16 * 1024 * 1024
 const UPSTREAM_MAX_PAYLOAD = 64 * 1024 * 1024
 /** Bytes queued towards one side before the other side is paused, and the level it resumes at. */
 const HIGH_WATER = 4 * 1024 * 1024
@@ -72,7 +66,7 @@ function offeredProtocols (header: string | string[] | undefined): string[] {
  * The subprotocol the gateway answers with: `realtime` when offered (OpenAI's browser clients),
  * else the first that does not carry a key; a key is never echoed back.
  */
-function chooseProtocol (offered: Set<string>): string | false {
+export function chooseProtocol (offered: Set<string>): string | false {
   if (offered.has('realtime')) return 'realtime'
   for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p
   return false
@@ -198,7 +192,7 @@ interface Admission {
   /** Each hold's amount: PreConsumedQuota, the pipeline's floor (a response's size is unknown). */
   holdAmount: number
   lease?: Lease
-  rateLimit?: { successKey: string, windowS: number }
+  rateLimit?: UserRateLimit
   ip: string
   startedAt: number
 }
@@ -207,7 +201,8 @@ interface Connected {
   upstream: OpenedUpstream
   channel: RelayChannel
   upstreamModel: string
-  retried: number[]
+  /** The channels attempted, this one last. */
+  tried: number[]
 }
 
 /**
@@ -216,37 +211,20 @@ interface Connected {
  */
 const holdId = (sessionId: string, n: number): string => `${sessionId}.${n}`
 
-async function reserve (deps: RealtimeDeps, a: Pick<Admission, 'caller'>, requestId: string, amount: number, limits?: AdmissionLimits): Promise<ReserveOutcome> {
-  const { token, user } = a.caller.record
-  let out: ReserveOutcome
-  try {
-    out = await reserveIn(deps, requestId, token, user, amount, limits)
-  } catch (err) {
-    countRefusal('redis_down')
-    throw err
+/**
+ * The usage record of one of the session's reservations: a response's on the connected channel,
+ * or the admission's when no channel opened (`c` undefined).
+ */
+function usageRecord (a: Admission, requestId: string, startedAt: number, reserved: number, c: Connected | undefined, error: UsageError | undefined): UsageRecord {
+  return {
+    requestId, startedAt, caller: a.caller, model: a.model, group: a.group, ip: a.ip, stream: true, price: a.price, reserved,
+    channel: c?.channel, upstreamModel: c?.upstreamModel ?? a.model, tried: c?.tried ?? [], firstByteAt: 0, error
   }
-  if (out.ok) reservationsAdmitted.inc()
-  else countRefusal(out.reason)
-  return out
-}
-
-async function reserveIn (deps: RealtimeDeps, requestId: string, token: Admission['caller']['record']['token'], user: Admission['caller']['record']['user'], amount: number, limits?: AdmissionLimits): Promise<ReserveOutcome> {
-  return await deps.quota.reserve({
-    requestId,
-    userId: user.id,
-    tokenId: token.id,
-    unlimited: token.unlimited,
-    amount,
-    ttlSeconds: RESERVATION_TTL_S,
-    ...(limits === undefined ? {} : { limits }),
-    loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
-    loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
-  })
 }
 
 /** One relayed session: frames both ways, and one usage event per response. */
-class RealtimeSession {
-  readonly #deps: RealtimeDeps
+export class RealtimeSession {
+  readonly #deps: RouteDeps
   readonly #req: FastifyRequest
   readonly #a: Admission
   readonly #c: Connected
@@ -272,7 +250,7 @@ class RealtimeSession {
   #finished = false
   #grace: NodeJS.Timeout | undefined
 
-  constructor (deps: RealtimeDeps, req: FastifyRequest, a: Admission, c: Connected, first: Hold) {
+  constructor (deps: RouteDeps, req: FastifyRequest, a: Admission, c: Connected, first: Hold) {
     this.#deps = deps
     this.#req = req
     this.#a = a
@@ -400,14 +378,15 @@ class RealtimeSession {
   }
 
   async #takeHold (): Promise<Hold | Refusal> {
+    const { caller, group, holdAmount: amount } = this.#a
     const id = holdId(this.#a.sessionId, ++this.#seq)
     try {
-      const out = await reserve(this.#deps, this.#a, id, this.#a.holdAmount)
-      if (out.ok) return { id, amount: this.#a.holdAmount }
-      return new RelayError(403, 'insufficient_quota', 'insufficient_quota', out.reason === 'token_quota' ? RM.tokenQuota : RM.userQuota)
+      // The session's lease covers its admission limits: a response's reservation holds quota only.
+      await admit(this.#deps, this.#req, caller, { requestId: id, amount, limits: NO_LIMITS, group })
+      return { id, amount }
     } catch (err) {
-      this.#req.log.error({ err }, 'quota reservation failed')
-      return new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
+      if (err instanceof RelayError) return err
+      throw err
     }
   }
 
@@ -472,35 +451,10 @@ class RealtimeSession {
     const { token, user } = caller.record
     const billable = outcome !== 'failed' && usage !== undefined
     const quota = billable ? costOf(price, usage) : 0
-    const tokens = billable ? usage.promptTokens + usage.completionTokens : 0
-    this.#tokens += tokens
-    const audioIn = billable ? usage.audioPromptTokens ?? 0 : 0
-    const audioOut = billable ? usage.audioCompletionTokens ?? 0 : 0
-    const event: UsageEvent = {
-      request_id: claim.id,
-      created_at: Math.floor(claim.createdAt / 1000),
-      ...payer(caller),
-      channel_id: this.#c.channel.id,
-      model_name: this.#a.model,
-      upstream_model: this.#c.upstreamModel,
-      group: this.#a.group,
-      is_stream: true,
-      ip: this.#a.ip,
-      use_time_ms: Math.max(0, endedAt - claim.createdAt),
-      first_response_ms: 0,
-      prompt_tokens: billable ? usage.promptTokens : 0,
-      completion_tokens: billable ? usage.completionTokens : 0,
-      cached_tokens: billable ? usage.cachedTokens ?? 0 : 0,
-      ...(audioIn + audioOut > 0 ? { audio_prompt_tokens: audioIn, audio_completion_tokens: audioOut } : {}),
-      reserved: claim.reserved,
-      quota,
-      outcome,
-      usage_source: billable ? 'upstream' : 'none',
-      price: priceDetails(price),
-      retried_channels: this.#c.retried,
-      ...(error === undefined ? {} : { error: { status: outcome === 'failed' ? 502 : 499, message: error } })
-    }
-    void this.#deps.usage.publish(event)
+    this.#tokens += billable ? usage.promptTokens + usage.completionTokens : 0
+    const failure = error === undefined ? undefined : { status: outcome === 'failed' ? 502 : 499, message: error }
+    const record = usageRecord(this.#a, claim.id, claim.createdAt, claim.reserved, this.#c, failure)
+    void this.#deps.usage.publish(usageEvent(record, outcome, quota, billable ? usage : undefined, billable ? 'upstream' : 'none', endedAt))
     const { quota: store } = this.#deps
     // No reservation under this id for the worker to correct: the cached balances take the cost here.
     if (!claim.held && quota > 0) {
@@ -508,9 +462,7 @@ class RealtimeSession {
       if (!token.unlimited) void store.adjust('token', token.id, -quota).catch(() => {})
     }
     const limit = this.#a.rateLimit
-    if (outcome === 'success' && limit !== undefined) {
-      void store.redis.incr(limit.successKey).then(() => store.redis.expire(limit.successKey, limit.windowS)).catch(() => {})
-    }
+    if (outcome === 'success' && limit !== undefined) void countSuccess(this.#deps, limit)
   }
 
   #onClientClose (): void {
@@ -573,17 +525,15 @@ class RealtimeSession {
   }
 }
 
-/** Sessions admitted by the pre-handler (by request), for the websocket handler that follows the upgrade. */
-const admitted = new WeakMap<object, RealtimeSession>()
-
 /**
  * Admission of one session, as the HTTP relay admits a request: the key (Bearer header, or the
  * `openai-insecure-api-key.` subprotocol browsers use), token and user checks, the model for the
  * token and group, a price, the user's rate limit, a reservation, then a channel whose realtime
  * websocket opens (failover as in the pipeline). Every refusal is an HTTP error in OpenAI's shape,
- * before the upgrade.
+ * before the upgrade. The session, for the websocket handler that follows the upgrade; none when
+ * the client left meanwhile.
  */
-async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { model?: string } }>): Promise<void> {
+export async function admitSession (deps: RouteDeps, req: FastifyRequest<{ Querystring: { model?: string } }>): Promise<RealtimeSession | undefined> {
   const { state } = deps
   const offered = offeredProtocols(req.headers['sec-websocket-protocol'])
   const fromProtocol = offered.find((p) => p.startsWith(KEY_PROTOCOL))?.slice(KEY_PROTOCOL.length)
@@ -593,41 +543,16 @@ async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { m
   if (model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
   checkModel(caller, model, state.usableGroups)
   const group = caller.group
-  let pinned: RelayChannel | undefined
-  if (caller.pinnedChannel !== undefined) {
-    pinned = state.channels.get(caller.pinnedChannel)
-    if (pinned === undefined) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
-    if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
-  } else {
-    state.checkServes(group, model)
-  }
-  const price = priceOf(state.pricing, model, group)
-  if (price === undefined) throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model })
+  const pinned = pinnedChannel(state, caller)
+  if (pinned === undefined) state.checkServes(group, model)
+  const price = modelPrice(state, model, group)
   const rateLimit = await checkUserRateLimit(deps, caller.record.user.id)
 
-  const { token, user } = caller.record
   const holdAmount = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
-  const limits: AdmissionLimits = {
-    userConcurrency: user.concurrencyLimit || 0,
-    tokenConcurrency: token.concurrencyLimit || 0,
-    tokenRpm: token.rpmLimit || 0,
-    tokenTpm: token.tpmLimit || 0,
-    tokens: 0
-  }
   const a: Admission = { sessionId: req.id, caller, model, group, price, holdAmount, ip: req.ip, startedAt: Date.now(), ...(rateLimit === undefined ? {} : { rateLimit }) }
   const first: Hold = { id: holdId(a.sessionId, 1), amount: holdAmount }
-  let out: ReserveOutcome
-  try {
-    out = await reserve(deps, a, first.id, holdAmount, limits)
-  } catch (err) {
-    req.log.error({ err }, 'quota reservation failed')
-    throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
-  }
-  if (!out.ok) {
-    if ('retryAfterS' in out) throw limitRefusal(out.reason, out.retryAfterS, limits, group)
-    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', out.reason === 'token_quota' ? RM.tokenQuota : RM.userQuota)
-  }
-  if (out.lease !== undefined) a.lease = out.lease
+  const lease = await admit(deps, req, caller, { requestId: first.id, amount: holdAmount, limits: admissionLimits(caller, 0), group })
+  if (lease !== undefined) a.lease = lease
 
   const gone = new AbortController()
   const admittedSession: { session?: RealtimeSession } = {}
@@ -644,42 +569,16 @@ async function admit (deps: RealtimeDeps, req: FastifyRequest<{ Querystring: { m
     const status = err instanceof RelayError ? err.status : 499
     const message = err instanceof RelayError ? englishMessage(err, req.id) : 'the client left while the upstream connected'
     deps.usage.expect()
-    void deps.usage.publish(failedEvent(a, first, status, message))
+    void deps.usage.publish(usageEvent(usageRecord(a, first.id, a.startedAt, first.amount, undefined, { status, message }), 'failed', 0, undefined, 'none'))
     if (a.lease !== undefined) deps.quota.release(a.lease, 0)
     throw err instanceof RelayError ? err : new RelayError(499, 'invalid_request_error', 'client_closed', 'client closed the connection')
   }
   const session = admittedSession.session = new RealtimeSession(deps, req, a, connected, first)
   if (req.raw.socket.destroyed) {
     session.abandon()
-    return
+    return undefined
   }
-  admitted.set(req, session)
-}
-
-function failedEvent (a: Admission, hold: Hold, status: number, message: string): UsageEvent {
-  return {
-    request_id: hold.id,
-    created_at: Math.floor(a.startedAt / 1000),
-    ...payer(a.caller),
-    channel_id: 0,
-    model_name: a.model,
-    upstream_model: a.model,
-    group: a.group,
-    is_stream: true,
-    ip: a.ip,
-    use_time_ms: Math.max(0, Date.now() - a.startedAt),
-    first_response_ms: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cached_tokens: 0,
-    reserved: hold.amount,
-    quota: 0,
-    outcome: 'failed',
-    usage_source: 'none',
-    price: priceDetails(a.price),
-    retried_channels: [],
-    error: { status, message }
-  }
+  return session
 }
 
 /**
@@ -687,7 +586,7 @@ function failedEvent (a: Admission, hold: Hold, status: number, message: string)
  * over, and refusals are classified as the pipeline classifies them (retry on another channel,
  * set a dead key or channel aside, or answer the client).
  */
-async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, pinned: RelayChannel | undefined, beta: boolean, gone: AbortSignal): Promise<Connected> {
+async function connect (deps: RouteDeps, req: FastifyRequest, a: Admission, pinned: RelayChannel | undefined, beta: boolean, gone: AbortSignal): Promise<Connected> {
   // Channels of types without a realtime API never count as attempts.
   const attempts = new ChannelAttempts(deps, { group: a.group, model: a.model, pinned, promptTokens: 0, accepts: realtimeSupported })
   for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
@@ -705,8 +604,7 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
       // The channel's proxy setting is not used here: ws connects directly.
       const up = await authorized(adaptor, config, withOverrides(config, realtimeRequest(config, upstreamModel, { beta })))
       const opened = await openUpstream(up, deps.upstreamTimeoutMs, gone, deps.outbound)
-      // Every channel attempted before this one was retried.
-      if (opened.kind === 'open') return { upstream: opened.upstream, channel, upstreamModel, retried: attempts.tried.slice(0, -1) }
+      if (opened.kind === 'open') return { upstream: opened.upstream, channel, upstreamModel, tried: attempts.tried }
       if (opened.kind === 'gone') throw new RelayError(499, 'invalid_request_error', 'client_closed', 'client closed the connection')
       if (opened.kind === 'unreachable') {
         req.log.warn({ err: opened.err, channel: channel.id }, 'realtime upstream unreachable')
@@ -730,49 +628,4 @@ async function connect (deps: RealtimeDeps, req: FastifyRequest, a: Admission, p
     }
   }
   throw attempts.finalError()
-}
-
-/**
- * `GET /v1/realtime?model=...`, OpenAI's Realtime API over a websocket, relayed to the realtime
- * websocket of an OpenAI (type 1) or Azure OpenAI (type 3) channel. Frames pass unchanged both
- * ways, in order, each side paused while the other cannot keep up. Each response.done is billed
- * as its own usage event (text, audio and cached tokens at their ratios) against a reservation
- * taken before the response: the admission's for the first, then one per response.create or
- * server-started response.
- */
-export async function realtimeRoutes (api: FastifyInstance, deps: RealtimeDeps): Promise<void> {
-  await api.register(async (scope) => {
-    await scope.register(websocket, {
-      options: { handleProtocols: chooseProtocol, maxPayload: CLIENT_MAX_PAYLOAD, perMessageDeflate: false },
-      // A client's socket failing (a reset, a frame too large) ends its session; not a gateway error.
-      errorHandler (error, socket, req) {
-        req.log.debug({ err: error }, 'realtime client socket error')
-        socket.terminate()
-      },
-      // Open sessions end with "going away" when the gateway stops; their responses in flight
-      // still report their usage within the grace period (the usage publisher waits for them).
-      preClose (done) {
-        for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down')
-        this.websocketServer.close()
-        done()
-      }
-    })
-    scope.route<{ Querystring: { model?: string } }>({
-      method: 'GET',
-      url: '/v1/realtime',
-      preHandler: async (req) => { if (req.ws) await admit(deps, req) },
-      handler: async (_req, reply: FastifyReply) => sendOpenAIError(reply, 426, {
-        message: 'The Realtime API is a websocket: connect with an Upgrade: websocket request', type: 'invalid_request_error', code: 'websocket_required'
-      }),
-      wsHandler: (socket, req) => {
-        const session = admitted.get(req)
-        if (session === undefined) {
-          socket.close(1011, 'session not admitted')
-          return
-        }
-        admitted.delete(req)
-        session.start(socket)
-      }
-    })
-  })
 }

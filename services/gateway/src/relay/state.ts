@@ -70,7 +70,7 @@ function stringRecord (text: string): Record<string, string> {
 }
 
 /**
- * Everything routing and pricing need, held in memory (DESIGN.md invariant 5): options, price
+ * Everything routing and pricing need, held in memory (ARCHITECTURE.md invariant 5): options, price
  * tables, the routing table and the channels. Rebuilt from Postgres when any replica announces
  * a change (invariant 4) and every `refreshMs` as a safety net.
  */

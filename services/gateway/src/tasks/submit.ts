@@ -1,14 +1,14 @@
-import type { UsageEvent } from '@modelgate/contracts'
 import type { NewMidjourney, NewTask, TaskTable } from '@modelgate/db'
-import { costOf, priceDetails, priceOf } from '@modelgate/pricing'
+import { costOf } from '@modelgate/pricing'
 import { type ChannelConfig, type ClassifiedFailure, cleanUpstreamMessage, type UpstreamRequest } from '@modelgate/providers'
 import type { FastifyRequest } from 'fastify'
-import { ChannelAttempts, TIMED_OUT, upstreamReport, type UsageError } from '../relay/attempts.js'
+import { admissionLimits, admit, modelPrice } from '../relay/admission.js'
+import { ChannelAttempts, TIMED_OUT, upstreamReport } from '../relay/attempts.js'
 import { type Caller, checkModel, payer } from '../relay/auth.js'
-import { RelayError, RM } from '../relay/errors.js'
-import { admit, type RelayDeps } from '../relay/pipeline.js'
+import type { RelayDeps } from '../relay/deps.js'
 import { channelConfig, type RelayChannel } from '../relay/state.js'
 import { ClientGone, isTimeout, readAll, send } from '../relay/upstream.js'
+import { type UsageRecord, usageEvent } from '../relay/usage-event.js'
 
 /** The largest submit answer read from an upstream (a task id and a few fields). */
 const MAX_SUBMIT_ANSWER = 4 * 1024 * 1024
@@ -65,20 +65,20 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   checkModel(caller, t.model, state.usableGroups)
   const group = caller.group
   if (t.channel === undefined) state.checkServes(group, t.model)
-  const price = priceOf(state.pricing, t.model, group)
-  if (price === undefined || price.kind !== 'per_call') throw new RelayError(403, 'invalid_request_error', 'model_not_priced', RM.notPriced, { model: t.model })
+  const price = modelPrice(state, t.model, group, 'per_call')
   const quota = costOf(price, { promptTokens: 0, completionTokens: 0 }) * (t.units ?? 1)
-  const lease = await admit(deps, req, caller, { amount: quota, tokens: 0, group })
+  const lease = await admit(deps, req, caller, { requestId: req.id, amount: quota, limits: admissionLimits(caller, 0), group })
 
   // Admitted: exactly one usage event from here on.
   deps.usage.expect()
-  const tried: number[] = []
-  let accepted: { channel: RelayChannel, upstreamId: string, upstreamModel: string } | undefined
-  let error: UsageError | undefined
+  // Names the accepting channel, else the last one tried; the model sent upstream once one accepted.
+  const record: UsageRecord = { requestId: req.id, startedAt, caller, model: t.model, group, ip: req.ip, stream: false, price, reserved: quota, upstreamModel: t.model, tried: [], firstByteAt: 0 }
+  let accepted = false
   try {
-    const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, tried)
+    const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, record.tried)
     const gone = new ClientGone()
     for (let channel = attempts.next(); channel !== undefined; channel = attempts.next()) {
+      record.channel = channel
       const key = attempts.takeKey()
       if (key === undefined) continue
       const config = channelConfig(channel, key)
@@ -97,50 +97,22 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       }
       const result = t.read(status, body)
       if (result.accepted) {
-        accepted = { channel, upstreamId: result.upstreamId, upstreamModel }
+        accepted = true
+        record.upstreamModel = upstreamModel
         await recordTask(deps, req, caller, t, { channel, upstreamId: result.upstreamId, quota, row: result.row, submitTime: Math.floor(startedAt / 1000) })
         return { accepted: true, answer: result.answer, upstreamId: result.upstreamId, channelId: channel.id, quota }
       }
       req.log.warn({ channel: channel.id, status, action: result.failure.action }, 'task upstream refused')
       if (await attempts.refused(status, result.failure) === 'client') {
         const message = cleanUpstreamMessage(result.failure.message)
-        error = { status, message, upstream: upstreamReport(status, message, result.failure.code) }
+        record.error = { status, message, upstream: upstreamReport(status, message, result.failure.code) }
         return { accepted: false, answer: result.answer }
       }
     }
-    const report: { error?: UsageError } = {}
-    const final = attempts.finalError(report, req.id)
-    error = report.error
-    throw final
+    throw attempts.finalError(record, req.id)
   } finally {
     if (lease !== undefined) deps.quota.release(lease, 0)
-    const charged = accepted === undefined ? 0 : quota
-    // The accepting channel, else the last one tried; the log's use_channel adds it to the retried ones.
-    const channelId = accepted?.channel.id ?? tried.at(-1) ?? 0
-    const event: UsageEvent = {
-      request_id: req.id,
-      created_at: Math.floor(startedAt / 1000),
-      ...payer(caller),
-      channel_id: channelId,
-      model_name: t.model,
-      upstream_model: accepted?.upstreamModel ?? t.model,
-      group,
-      is_stream: false,
-      ip: req.ip,
-      use_time_ms: Date.now() - startedAt,
-      first_response_ms: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      cached_tokens: 0,
-      reserved: quota,
-      quota: charged,
-      outcome: accepted === undefined ? 'failed' : 'success',
-      usage_source: 'none',
-      price: priceDetails(price),
-      retried_channels: tried.filter((id) => id !== channelId),
-      ...(error === undefined ? {} : { error })
-    }
-    void deps.usage.publish(event)
+    void deps.usage.publish(usageEvent(record, accepted ? 'success' : 'failed', accepted ? quota : 0, undefined, 'none'))
   }
 }
 

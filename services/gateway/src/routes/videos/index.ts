@@ -18,13 +18,13 @@ import {
   type UpstreamRequest
 } from '@modelgate/providers'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { authenticate, type Caller } from '../relay/auth.js'
-import { RelayError, relayMessage, RM, sendOpenAIError } from '../relay/errors.js'
-import { channelConfig, pickKey, type RelayChannel } from '../relay/state.js'
-import { ClientGone, multipartField, readText, send } from '../relay/upstream.js'
-import type { TaskDeps } from './index.js'
-import { pinnedTaskChannel } from './pinned.js'
-import { submitTask, type TaskSubmission } from './submit.js'
+import { pinnedChannel } from '../../relay/admission.js'
+import { authenticate, type Caller } from '../../relay/auth.js'
+import type { RouteDeps } from '../../relay/deps.js'
+import { RelayError, relayMessage, RM, sendOpenAIError } from '../../relay/errors.js'
+import { channelConfig, pickKey, type RelayChannel } from '../../relay/state.js'
+import { ClientGone, multipartField, readText, send } from '../../relay/upstream.js'
+import { submitTask, type TaskSubmission } from '../../tasks/submit.js'
 
 /** The row's status as OpenAI's video status (a task not yet reported on is queued). */
 const VIDEO_STATUS: Readonly<Record<string, string>> = { IN_PROGRESS: 'in_progress', SUCCESS: 'completed', FAILURE: 'failed' }
@@ -118,7 +118,7 @@ function notFound (reply: FastifyReply, id: string): FastifyReply {
   return sendOpenAIError(reply, 404, { message: `Video with id '${id}' not found.`, type: 'invalid_request_error', code: 'video_not_found' })
 }
 
-async function ownVideo (deps: TaskDeps, caller: Caller, id: string): Promise<Task | undefined> {
+async function ownVideo (deps: RouteDeps, caller: Caller, id: string): Promise<Task | undefined> {
   const [row] = await findOwnTasks(deps.db, 'tasks', caller.record.user.id, [id], VIDEO_PLATFORM)
   return row
 }
@@ -167,7 +167,7 @@ function readVideoAnswer (properties: Record<string, unknown>): TaskSubmission['
 }
 
 /** The channel that made a video, with a key: where its content, deletion and remixes go. */
-function channelOfVideo (deps: TaskDeps, row: Task): { channel: RelayChannel, config: ChannelConfig } {
+function channelOfVideo (deps: RouteDeps, row: Task): { channel: RelayChannel, config: ChannelConfig } {
   const channel = deps.state.channels.get(row.channel_id)
   const key = channel === undefined ? undefined : pickKey(channel, undefined)
   if (channel === undefined || key === undefined) {
@@ -182,7 +182,7 @@ function channelOfVideo (deps: TaskDeps, row: Task): { channel: RelayChannel, co
  * answered in OpenAI's envelope (its 4xx status, the upstream's message cleaned) and `undefined`
  * returned, and any other refusal (the channel's own failure) is a 502 with a generic message.
  */
-async function callVideoChannel (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply, row: Task, build: (c: ChannelConfig) => UpstreamRequest, passed: readonly number[] = []) {
+async function callVideoChannel (deps: RouteDeps, req: FastifyRequest, reply: FastifyReply, row: Task, build: (c: ChannelConfig) => UpstreamRequest, passed: readonly number[] = []) {
   const { channel, config } = channelOfVideo(deps, row)
   const gone = new ClientGone()
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
@@ -213,119 +213,118 @@ async function callVideoChannel (deps: TaskDeps, req: FastifyRequest, reply: Fas
  * only: another account's id, like a deleted one, answers like a missing one. Errors are
  * OpenAI's envelope.
  */
-export async function videoRoutes (api: FastifyInstance, deps: TaskDeps): Promise<void> {
-  await api.register(async (video) => {
-    video.setErrorHandler(async (err: FastifyError, req, reply) => {
-      if (err instanceof RelayError) {
-        if (err.headers !== undefined) void reply.headers(err.headers)
-        return sendOpenAIError(reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
-      }
-      const status = err.statusCode ?? 500
-      if (status >= 500) req.log.error({ err }, 'video route error')
-      return sendOpenAIError(reply, status >= 500 ? 500 : status, {
-        message: status >= 500 ? 'internal error' : err.message,
-        type: status >= 500 ? 'server_error' : 'invalid_request_error',
-        code: err.code ?? null
-      })
+export default async function videoRoutes (video: FastifyInstance) {
+  const deps = video.relayDeps
+  video.setErrorHandler(async (err: FastifyError, req, reply) => {
+    if (err instanceof RelayError) {
+      if (err.headers !== undefined) void reply.headers(err.headers)
+      return sendOpenAIError(reply, err.status, { message: relayMessage(req, err), type: err.type, code: err.code })
+    }
+    const status = err.statusCode ?? 500
+    if (status >= 500) req.log.error({ err }, 'video route error')
+    return sendOpenAIError(reply, status >= 500 ? 500 : status, {
+      message: status >= 500 ? 'internal error' : err.message,
+      type: status >= 500 ? 'server_error' : 'invalid_request_error',
+      code: err.code ?? null
     })
+  })
 
-    video.post('/v1/videos', async (req, reply) => {
-      const caller = await authenticate(deps.callers, req)
-      const create = readCreate(req)
-      const outcome = await submitTask(deps, req, caller, {
-        table: 'tasks',
-        model: create.model,
-        units: create.seconds,
-        action: 'generate',
-        platform: VIDEO_PLATFORM,
-        accepts: videoSupported,
-        channel: pinnedTaskChannel(deps, caller, videoSupported),
-        request: async (channel, upstreamModel) => {
-          try {
-            return await videoCreateRequest(channel, create.body, upstreamModel)
-          } catch (err) {
-            // Only a multipart body that must be encoded again (a mapped model) is parsed in full.
-            req.log.debug({ err }, 'video create body unreadable')
-            throw new RelayError(400, 'invalid_request_error', 'invalid_body', 'The multipart/form-data body could not be read')
-          }
-        },
-        read: readVideoAnswer({ model: create.model, ...create.input })
-      })
-      return await reply.code(outcome.answer.status).send(outcome.answer.body)
+  video.post('/v1/videos', async (req, reply) => {
+    const caller = await authenticate(deps.callers, req)
+    const create = readCreate(req)
+    const outcome = await submitTask(deps, req, caller, {
+      table: 'tasks',
+      model: create.model,
+      units: create.seconds,
+      action: 'generate',
+      platform: VIDEO_PLATFORM,
+      accepts: videoSupported,
+      channel: pinnedChannel(deps.state, caller, videoSupported),
+      request: async (channel, upstreamModel) => {
+        try {
+          return await videoCreateRequest(channel, create.body, upstreamModel)
+        } catch (err) {
+          // Only a multipart body that must be encoded again (a mapped model) is parsed in full.
+          req.log.debug({ err }, 'video create body unreadable')
+          throw new RelayError(400, 'invalid_request_error', 'invalid_body', 'The multipart/form-data body could not be read')
+        }
+      },
+      read: readVideoAnswer({ model: create.model, ...create.input })
     })
+    return await reply.code(outcome.answer.status).send(outcome.answer.body)
+  })
 
-    video.get<{ Querystring: { after?: string, limit?: string, order?: string } }>('/v1/videos', async (req) => {
-      const caller = await authenticate(deps.callers, req)
-      const { limit, order } = listParams(req.query)
-      const after = req.query.after === undefined || req.query.after === '' ? undefined : req.query.after
-      const page = await listOwnTasks(deps.db, caller.record.user.id, VIDEO_PLATFORM, { limit, order, ...(after === undefined ? {} : { after }) })
-      const data = page.rows.map(videoObject)
-      return { object: 'list', data, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null, has_more: page.hasMore }
-    })
+  video.get<{ Querystring: { after?: string, limit?: string, order?: string } }>('/v1/videos', async (req) => {
+    const caller = await authenticate(deps.callers, req)
+    const { limit, order } = listParams(req.query)
+    const after = req.query.after === undefined || req.query.after === '' ? undefined : req.query.after
+    const page = await listOwnTasks(deps.db, caller.record.user.id, VIDEO_PLATFORM, { limit, order, ...(after === undefined ? {} : { after }) })
+    const data = page.rows.map(videoObject)
+    return { object: 'list', data, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null, has_more: page.hasMore }
+  })
 
-    video.get<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
-      const caller = await authenticate(deps.callers, req)
-      const row = await ownVideo(deps, caller, req.params.id)
-      if (row === undefined) return notFound(reply, req.params.id)
-      return videoObject(row)
-    })
+  video.get<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
+    const caller = await authenticate(deps.callers, req)
+    const row = await ownVideo(deps, caller, req.params.id)
+    if (row === undefined) return notFound(reply, req.params.id)
+    return videoObject(row)
+  })
 
-    video.post<{ Params: { id: string } }>('/v1/videos/:id/remix', async (req, reply) => {
-      const caller = await authenticate(deps.callers, req)
-      if (!isObject(req.body)) throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
-      const body = req.body
-      if (typeof body['prompt'] !== 'string' || body['prompt'] === '') {
-        throw new RelayError(400, 'invalid_request_error', 'missing_required_parameter', "Missing required parameter: 'prompt'.")
-      }
-      const source = await ownVideo(deps, caller, req.params.id)
-      if (source === undefined) return notFound(reply, req.params.id)
-      // A remix keeps its source's model and length: billed as the source was.
-      const asked = isObject(source.properties) ? source.properties : {}
-      const seconds = videoSeconds(typeof asked['seconds'] === 'string' ? asked['seconds'] : undefined)
-      const { channel } = channelOfVideo(deps, source)
-      const outcome = await submitTask(deps, req, caller, {
-        table: 'tasks',
-        model: source.model_name,
-        units: seconds,
-        action: 'remix',
-        platform: VIDEO_PLATFORM,
-        accepts: videoSupported,
-        channel,
-        request: (config) => videoRemixRequest(config, source.task_id, body),
-        read: readVideoAnswer({ ...asked, prompt: body['prompt'], remixed_from_video_id: source.task_id })
-      })
-      return await reply.code(outcome.answer.status).send(outcome.answer.body)
+  video.post<{ Params: { id: string } }>('/v1/videos/:id/remix', async (req, reply) => {
+    const caller = await authenticate(deps.callers, req)
+    if (!isObject(req.body)) throw new RelayError(400, 'invalid_request_error', 'invalid_body', RM.bodyNotObject)
+    const body = req.body
+    if (typeof body['prompt'] !== 'string' || body['prompt'] === '') {
+      throw new RelayError(400, 'invalid_request_error', 'missing_required_parameter', "Missing required parameter: 'prompt'.")
+    }
+    const source = await ownVideo(deps, caller, req.params.id)
+    if (source === undefined) return notFound(reply, req.params.id)
+    // A remix keeps its source's model and length: billed as the source was.
+    const asked = isObject(source.properties) ? source.properties : {}
+    const seconds = videoSeconds(typeof asked['seconds'] === 'string' ? asked['seconds'] : undefined)
+    const { channel } = channelOfVideo(deps, source)
+    const outcome = await submitTask(deps, req, caller, {
+      table: 'tasks',
+      model: source.model_name,
+      units: seconds,
+      action: 'remix',
+      platform: VIDEO_PLATFORM,
+      accepts: videoSupported,
+      channel,
+      request: (config) => videoRemixRequest(config, source.task_id, body),
+      read: readVideoAnswer({ ...asked, prompt: body['prompt'], remixed_from_video_id: source.task_id })
     })
+    return await reply.code(outcome.answer.status).send(outcome.answer.body)
+  })
 
-    video.delete<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
-      const caller = await authenticate(deps.callers, req)
-      const { id } = req.params
-      const row = await ownVideo(deps, caller, id)
-      if (row === undefined) return notFound(reply, id)
-      if (row.status !== 'SUCCESS' && row.status !== 'FAILURE') {
-        return sendOpenAIError(reply, 400, { message: 'Only a completed or failed video can be deleted.', type: 'invalid_request_error', code: 'invalid_video_status' })
-      }
-      // The upstream's 404: its assets are gone already (expired); the deletion stands.
-      const res = await callVideoChannel(deps, req, reply, row, (c) => videoDeleteRequest(c, id), [404])
-      if (res === undefined) return reply
-      await readText(res)
-      await markOwnTaskDeleted(deps.db, caller.record.user.id, row.id, Math.floor(Date.now() / 1000))
-      return { id, object: 'video.deleted', deleted: true }
-    })
+  video.delete<{ Params: { id: string } }>('/v1/videos/:id', async (req, reply) => {
+    const caller = await authenticate(deps.callers, req)
+    const { id } = req.params
+    const row = await ownVideo(deps, caller, id)
+    if (row === undefined) return notFound(reply, id)
+    if (row.status !== 'SUCCESS' && row.status !== 'FAILURE') {
+      return sendOpenAIError(reply, 400, { message: 'Only a completed or failed video can be deleted.', type: 'invalid_request_error', code: 'invalid_video_status' })
+    }
+    // The upstream's 404: its assets are gone already (expired); the deletion stands.
+    const res = await callVideoChannel(deps, req, reply, row, (c) => videoDeleteRequest(c, id), [404])
+    if (res === undefined) return reply
+    await readText(res)
+    await markOwnTaskDeleted(deps.db, caller.record.user.id, row.id, Math.floor(Date.now() / 1000))
+    return { id, object: 'video.deleted', deleted: true }
+  })
 
-    video.get<{ Params: { id: string }, Querystring: { variant?: string } }>('/v1/videos/:id/content', async (req, reply) => {
-      const caller = await authenticate(deps.callers, req)
-      const { id } = req.params
-      const variant = req.query.variant
-      if (variant !== undefined && !VIDEO_VARIANTS.has(variant)) {
-        return sendOpenAIError(reply, 400, { message: `Invalid variant '${variant}': expected video, thumbnail or spritesheet.`, type: 'invalid_request_error', code: 'invalid_value', param: 'variant' })
-      }
-      const row = await ownVideo(deps, caller, id)
-      if (row === undefined) return notFound(reply, id)
-      const res = await callVideoChannel(deps, req, reply, row, (c) => videoContentRequest(c, id, variant))
-      if (res === undefined) return reply
-      return await reply.code(200).header('content-type', res.contentType || 'application/octet-stream').send(bodyStream(res))
-    })
+  video.get<{ Params: { id: string }, Querystring: { variant?: string } }>('/v1/videos/:id/content', async (req, reply) => {
+    const caller = await authenticate(deps.callers, req)
+    const { id } = req.params
+    const variant = req.query.variant
+    if (variant !== undefined && !VIDEO_VARIANTS.has(variant)) {
+      return sendOpenAIError(reply, 400, { message: `Invalid variant '${variant}': expected video, thumbnail or spritesheet.`, type: 'invalid_request_error', code: 'invalid_value', param: 'variant' })
+    }
+    const row = await ownVideo(deps, caller, id)
+    if (row === undefined) return notFound(reply, id)
+    const res = await callVideoChannel(deps, req, reply, row, (c) => videoContentRequest(c, id, variant))
+    if (res === undefined) return reply
+    return await reply.code(200).header('content-type', res.contentType || 'application/octet-stream').send(bodyStream(res))
   })
 }
 

@@ -19,13 +19,13 @@ import {
   readMjSubmit
 } from '@modelgate/providers'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { authenticate, type Caller } from '../relay/auth.js'
-import { RelayError, relayMessage } from '../relay/errors.js'
-import { channelConfig, type RelayChannel } from '../relay/state.js'
-import { ClientGone, readAll, send } from '../relay/upstream.js'
-import type { TaskDeps } from './index.js'
-import { pinnedTaskChannel } from './pinned.js'
-import { submitTask } from './submit.js'
+import { pinnedChannel } from '../../relay/admission.js'
+import { authenticate, type Caller } from '../../relay/auth.js'
+import type { RouteDeps } from '../../relay/deps.js'
+import { RelayError, relayMessage } from '../../relay/errors.js'
+import { channelConfig, type RelayChannel } from '../../relay/state.js'
+import { ClientGone, readAll, send } from '../../relay/upstream.js'
+import { submitTask } from '../../tasks/submit.js'
 
 /** Submit routes (`/mj/submit/<route>`) whose action does not depend on the body. */
 const FIXED_ACTIONS: Readonly<Record<string, MjAction>> = {
@@ -83,7 +83,7 @@ function bodyObject (body: unknown): Record<string, unknown> {
  * The caller's own tasks among `ids`, one per task id (the latest row: a modal submission keeps
  * the id of the task it completes). Another user's task is simply absent.
  */
-async function ownTasks (deps: TaskDeps, caller: Caller, ids: readonly string[]): Promise<Midjourney[]> {
+async function ownTasks (deps: RouteDeps, caller: Caller, ids: readonly string[]): Promise<Midjourney[]> {
   const rows = await findOwnTasks(deps.db, 'midjourneys', caller.record.user.id, ids)
   const latest = new Map<string, Midjourney>()
   for (const row of rows) {
@@ -93,7 +93,7 @@ async function ownTasks (deps: TaskDeps, caller: Caller, ids: readonly string[])
   return [...latest.values()]
 }
 
-async function ownTask (deps: TaskDeps, caller: Caller, id: string): Promise<Midjourney> {
+async function ownTask (deps: RouteDeps, caller: Caller, id: string): Promise<Midjourney> {
   const [row] = id === '' ? [] : await ownTasks(deps, caller, [id])
   if (row === undefined) throw new MjError(404, MJ_CODE.notFound, 'task not found')
   return row
@@ -109,7 +109,7 @@ function imageSignature (row: Pick<Midjourney, 'mj_id' | 'request_id'>): string 
 }
 
 /** The task as Midjourney-Proxy shows it; with MjForwardUrlEnabled its image through this gateway. */
-function taskAnswer (deps: TaskDeps, row: Midjourney): ReturnType<typeof mjTaskDto> {
+function taskAnswer (deps: RouteDeps, row: Midjourney): ReturnType<typeof mjTaskDto> {
   const o = deps.state.options
   if (!o.bool('MjForwardUrlEnabled') || row.image_url === '') return mjTaskDto(row)
   const server = o.str('ServerAddress').replace(/\/+$/, '')
@@ -117,7 +117,7 @@ function taskAnswer (deps: TaskDeps, row: Midjourney): ReturnType<typeof mjTaskD
 }
 
 /** The channel an earlier task lives on, when it can still take requests. */
-function channelOfTask (deps: TaskDeps, row: Midjourney): RelayChannel {
+function channelOfTask (deps: RouteDeps, row: Midjourney): RelayChannel {
   const channel = deps.state.channels.get(row.channel_id)
   if (channel === undefined || channel.status !== 1 || !isMidjourneyChannel(channel.type)) {
     throw new MjError(503, MJ_CODE.failure, 'the channel of this task is no longer available')
@@ -130,7 +130,7 @@ function channelOfTask (deps: TaskDeps, row: Midjourney): RelayChannel {
  * http(s) URL whose host the outbound guard accepts as a user-supplied (public) target, since the
  * upstream will call it.
  */
-async function checkNotifyHook (deps: TaskDeps, body: Record<string, unknown>): Promise<void> {
+async function checkNotifyHook (deps: RouteDeps, body: Record<string, unknown>): Promise<void> {
   const hook = body['notifyHook']
   if (hook === undefined || hook === null || hook === '') {
     delete body['notifyHook']
@@ -149,7 +149,7 @@ async function checkNotifyHook (deps: TaskDeps, body: Record<string, unknown>): 
 }
 
 /** The model a request is billed as: the mode's own model when the group has a channel for it. */
-function billedModel (deps: TaskDeps, group: string, action: MjAction, mode: MjMode | undefined): string {
+function billedModel (deps: RouteDeps, group: string, action: MjAction, mode: MjMode | undefined): string {
   if (mode === undefined) return mjModelOf(action)
   const own = mjModelOf(action, mode)
   return deps.state.serves(group, own) ? own : mjModelOf(action)
@@ -191,7 +191,7 @@ function followUp (route: string, body: Record<string, unknown>): { action: MjAc
  * finished when MjActionCheckSuccessEnabled, its channel the only one), then submitTask with
  * Midjourney-Proxy's request and answer.
  */
-async function submit (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply, route: string, mode: MjMode | undefined): Promise<FastifyReply> {
+async function submit (deps: RouteDeps, req: FastifyRequest, reply: FastifyReply, route: string, mode: MjMode | undefined): Promise<FastifyReply> {
   const caller = await authenticate(deps.callers, req)
   const body = bodyObject(req.body)
   const o = deps.state.options
@@ -203,7 +203,7 @@ async function submit (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply,
   await checkNotifyHook(deps, body)
   if (o.bool('MjModeClearEnabled') && typeof body['prompt'] === 'string') body['prompt'] = clearModeFlags(body['prompt'])
 
-  let channel = pinnedTaskChannel(deps, caller, isMidjourneyChannel)
+  let channel = pinnedChannel(deps.state, caller, isMidjourneyChannel)
   if (follow !== undefined) {
     if (follow.taskId === '') throw new MjError(400, MJ_CODE.validation, 'taskId is required')
     const origin = await ownTask(deps, caller, follow.taskId)
@@ -238,7 +238,7 @@ async function submit (deps: TaskDeps, req: FastifyRequest, reply: FastifyReply,
 }
 
 /** `/mj/task/{id}/image-seed`, asked of the channel the caller's task lives on. */
-async function imageSeed (deps: TaskDeps, req: FastifyRequest<{ Params: { id: string } }>, mode: MjMode | undefined): Promise<unknown> {
+async function imageSeed (deps: RouteDeps, req: FastifyRequest<{ Params: { id: string } }>, mode: MjMode | undefined): Promise<unknown> {
   const caller = await authenticate(deps.callers, req)
   const row = await ownTask(deps, caller, req.params.id)
   const channel = channelOfTask(deps, row)
@@ -271,7 +271,7 @@ async function imageSeed (deps: TaskDeps, req: FastifyRequest<{ Params: { id: st
  * (the channel's proxy when it has one), image and video types only, at most MAX_IMAGE_BYTES and
  * IMAGE_DEADLINE_MS. No key: browsers load it in <img>; the signature stands for the owner.
  */
-async function imageProxy (deps: TaskDeps, req: FastifyRequest<{ Params: { id: string }, Querystring: { sig?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+async function imageProxy (deps: RouteDeps, req: FastifyRequest<{ Params: { id: string }, Querystring: { sig?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
   const sig = typeof req.query.sig === 'string' ? req.query.sig : ''
   const rows = await deps.db.selectFrom('midjourneys').select(['mj_id', 'request_id', 'image_url', 'channel_id'])
     .where('mj_id', '=', req.params.id).where('image_url', '<>', '').orderBy('id', 'desc').limit(10).execute()
@@ -324,7 +324,7 @@ async function imageProxy (deps: TaskDeps, req: FastifyRequest<{ Params: { id: s
  * `/mj/notify`: an upstream's callback. Its content is never trusted (anyone can post here): it
  * only lets the pollers look at the named task at once; what is written comes from the poll.
  */
-async function notify (deps: TaskDeps, req: FastifyRequest): Promise<unknown> {
+async function notify (deps: RouteDeps, req: FastifyRequest): Promise<unknown> {
   const body = req.body
   const id = typeof body === 'object' && body !== null && !Buffer.isBuffer(body) ? (body as Record<string, unknown>)['id'] : undefined
   if (typeof id === 'string' && /^[\w-]{1,64}$/.test(id)) {
@@ -336,53 +336,52 @@ async function notify (deps: TaskDeps, req: FastifyRequest): Promise<unknown> {
 }
 
 /**
- * Midjourney-Proxy's API under /mj and /{fast,relax,turbo}/mj (SPEC.md sections 2-4): submits
+ * Midjourney-Proxy's API under /mj and /{fast,relax,turbo}/mj (docs/domain.md): submits
  * billed per action at ModelPrice, the caller's own tasks from Postgres, image-seed from the
  * task's channel, the image proxy and the notify hook. Every refusal in Midjourney-Proxy's shape
  * `{code, description, result}`. Midjourney-Proxy clients may send the gateway key as
  * `mj-api-secret`.
  */
-export async function midjourneyRoutes (api: FastifyInstance, deps: TaskDeps): Promise<void> {
-  await api.register(async (mj) => {
-    mj.setErrorHandler(async (err: FastifyError, req, reply) => {
-      if (err instanceof MjError) return mjRefusal(reply, err.status, err.code, err.message)
-      if (err instanceof RelayError) {
-        if (err.headers !== undefined) void reply.headers(err.headers)
-        return mjRefusal(reply, err.status, codeOfStatus(err.status), relayMessage(req, err), err.code)
-      }
-      const status = err.statusCode ?? 500
-      if (status >= 500) req.log.error({ err }, 'midjourney route error')
-      return mjRefusal(reply, status >= 500 ? 500 : status, codeOfStatus(status), status >= 500 ? 'internal error' : err.message)
-    })
-    // Midjourney-Proxy clients send their secret as mj-api-secret: here it is the gateway key.
-    mj.addHook('onRequest', async (req) => {
-      const secret = req.headers['mj-api-secret']
-      if (req.headers.authorization === undefined && typeof secret === 'string' && secret !== '') req.headers.authorization = `Bearer ${secret}`
-    })
-
-    for (const mode of [undefined, ...MJ_MODES]) {
-      const prefix = mode === undefined ? '/mj' : `/${mode}/mj`
-      for (const route of [...Object.keys(FIXED_ACTIONS), ...FOLLOW_UP_ROUTES, 'insight-face/swap']) {
-        const path = route === 'insight-face/swap' ? `${prefix}/insight-face/swap` : `${prefix}/submit/${route}`
-        mj.post(path, async (req, reply) => await submit(deps, req, reply, route, mode))
-      }
-      mj.get<{ Params: { id: string } }>(`${prefix}/task/:id/fetch`, async (req) => {
-        const caller = await authenticate(deps.callers, req)
-        return taskAnswer(deps, await ownTask(deps, caller, req.params.id))
-      })
-      mj.post(`${prefix}/task/list-by-condition`, async (req) => {
-        const caller = await authenticate(deps.callers, req)
-        const raw = req.body === undefined ? undefined : bodyObject(req.body)['ids']
-        if (raw !== undefined && !Array.isArray(raw)) throw new MjError(400, MJ_CODE.validation, 'ids must be a list of task ids')
-        const ids = (raw ?? []).filter((id): id is string => typeof id === 'string' && id !== '')
-        if (ids.length > MAX_LIST_IDS) throw new MjError(400, MJ_CODE.validation, `at most ${MAX_LIST_IDS} ids at once`)
-        const rows = await ownTasks(deps, caller, ids)
-        const order = new Map(ids.map((id, i) => [id, i]))
-        return rows.sort((a, b) => (order.get(a.mj_id) ?? 0) - (order.get(b.mj_id) ?? 0)).map((row) => taskAnswer(deps, row))
-      })
-      mj.get<{ Params: { id: string } }>(`${prefix}/task/:id/image-seed`, async (req) => await imageSeed(deps, req, mode))
-      mj.get<{ Params: { id: string }, Querystring: { sig?: string } }>(`${prefix}/image/:id`, async (req, reply) => await imageProxy(deps, req, reply))
-      mj.post(`${prefix}/notify`, async (req) => await notify(deps, req))
+export default async function midjourneyRoutes (mj: FastifyInstance) {
+  const deps = mj.relayDeps
+  mj.setErrorHandler(async (err: FastifyError, req, reply) => {
+    if (err instanceof MjError) return mjRefusal(reply, err.status, err.code, err.message)
+    if (err instanceof RelayError) {
+      if (err.headers !== undefined) void reply.headers(err.headers)
+      return mjRefusal(reply, err.status, codeOfStatus(err.status), relayMessage(req, err), err.code)
     }
+    const status = err.statusCode ?? 500
+    if (status >= 500) req.log.error({ err }, 'midjourney route error')
+    return mjRefusal(reply, status >= 500 ? 500 : status, codeOfStatus(status), status >= 500 ? 'internal error' : err.message)
   })
+  // Midjourney-Proxy clients send their secret as mj-api-secret: here it is the gateway key.
+  mj.addHook('onRequest', async (req) => {
+    const secret = req.headers['mj-api-secret']
+    if (req.headers.authorization === undefined && typeof secret === 'string' && secret !== '') req.headers.authorization = `Bearer ${secret}`
+  })
+
+  for (const mode of [undefined, ...MJ_MODES]) {
+    const prefix = mode === undefined ? '/mj' : `/${mode}/mj`
+    for (const route of [...Object.keys(FIXED_ACTIONS), ...FOLLOW_UP_ROUTES, 'insight-face/swap']) {
+      const path = route === 'insight-face/swap' ? `${prefix}/insight-face/swap` : `${prefix}/submit/${route}`
+      mj.post(path, async (req, reply) => await submit(deps, req, reply, route, mode))
+    }
+    mj.get<{ Params: { id: string } }>(`${prefix}/task/:id/fetch`, async (req) => {
+      const caller = await authenticate(deps.callers, req)
+      return taskAnswer(deps, await ownTask(deps, caller, req.params.id))
+    })
+    mj.post(`${prefix}/task/list-by-condition`, async (req) => {
+      const caller = await authenticate(deps.callers, req)
+      const raw = req.body === undefined ? undefined : bodyObject(req.body)['ids']
+      if (raw !== undefined && !Array.isArray(raw)) throw new MjError(400, MJ_CODE.validation, 'ids must be a list of task ids')
+      const ids = (raw ?? []).filter((id): id is string => typeof id === 'string' && id !== '')
+      if (ids.length > MAX_LIST_IDS) throw new MjError(400, MJ_CODE.validation, `at most ${MAX_LIST_IDS} ids at once`)
+      const rows = await ownTasks(deps, caller, ids)
+      const order = new Map(ids.map((id, i) => [id, i]))
+      return rows.sort((a, b) => (order.get(a.mj_id) ?? 0) - (order.get(b.mj_id) ?? 0)).map((row) => taskAnswer(deps, row))
+    })
+    mj.get<{ Params: { id: string } }>(`${prefix}/task/:id/image-seed`, async (req) => await imageSeed(deps, req, mode))
+    mj.get<{ Params: { id: string }, Querystring: { sig?: string } }>(`${prefix}/image/:id`, async (req, reply) => await imageProxy(deps, req, reply))
+    mj.post(`${prefix}/notify`, async (req) => await notify(deps, req))
+  }
 }

@@ -1,17 +1,15 @@
-import type { Database, Kysely } from '@modelgate/db'
 import { keyBillingFigures, keyUsage } from '@modelgate/service'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authenticate } from './auth.js'
-import type { CallerCache } from './callers.js'
-import { RelayError, RM } from './errors.js'
-import type { RelayState } from './state.js'
+import { authenticate } from '../../relay/auth.js'
+import { RelayError, RM } from '../../relay/errors.js'
 
 /**
  * OpenAI's old billing endpoints, which third-party chat clients call with the relay key to show
  * its balance: `GET /v1/dashboard/billing/subscription` (the grant as hard_limit_usd) and
  * `GET /v1/dashboard/billing/usage` (what was spent, in cents), also without `/v1`.
  */
-export function billingRoutes (api: FastifyInstance, deps: { callers: CallerCache, db: Kysely<Database>, state: RelayState }): void {
+export default async function billingRoutes (api: FastifyInstance) {
+  const deps = api.relayDeps
   const figures = async (req: FastifyRequest) => {
     const caller = await authenticate(deps.callers, req)
     const usage = await keyUsage(deps.db, { tokenId: caller.record.token.id })
