@@ -44,7 +44,12 @@ export async function apiSession (t: Test, baseURL: string, username: string, pa
     call,
     send,
     setOptions: async (options) => {
-      for (const [key, value] of Object.entries(options)) await call('PUT', '/api/option/', { key, value })
+      for (const [key, value] of Object.entries(options)) {
+        // A credential option needs a fresh secure verification, as the console asks for it: the password.
+        const first = await send<{ require_verification?: boolean }>('PUT', '/api/option/', { key, value })
+        if (first.data?.require_verification === true) await call('POST', '/api/verify', { method: 'password', value: password })
+        if (!first.success) await call('PUT', '/api/option/', { key, value })
+      }
     }
   }
 }

@@ -34,3 +34,16 @@ export async function toast (page: Page, severity: 'success' | 'info' | 'warning
   await alert.waitFor({ state: 'detached' })
   return shown
 }
+
+/**
+ * Answers the console's secure-verification dialog (components/VerifyDialog) with the password:
+ * sensitive actions (password, email, credential options, disabling 2FA) ask for it once per
+ * five minutes.
+ */
+export async function confirmIdentity (page: Page, password: string): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: 'Confirm it is you' })
+  await dialog.waitFor()
+  await dialog.getByLabel('Your password').fill(password)
+  await dialog.getByRole('button', { name: 'Verify' }).click()
+  await dialog.waitFor({ state: 'detached' })
+}

@@ -4,7 +4,7 @@ import t from 'tap'
 import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-import { noOverflow, toast } from '../src/ui.js'
+import { confirmIdentity, noOverflow, toast } from '../src/ui.js'
 
 const card = (page: Page, id: string): Locator => page.getByTestId(`option-card-${id}`)
 const save = async (page: Page, id: string) => { await card(page, id).getByRole('button', { name: 'Save', exact: true }).click() }
@@ -177,6 +177,8 @@ t.test('the super admin\'s operation, system and other tabs change the running s
 
   await card(page, 'smtp').getByLabel('SMTP password or token').fill('mail-secret')
   await save(page, 'smtp')
+  // A credential needs a fresh secure verification: the dialog asks for root's password, then the save goes on.
+  await confirmIdentity(page, '123456')
   await toast(page, 'success', 'Saved')
   const smtp = await db.selectFrom('options').select('value').where('key', '=', 'SMTPToken').executeTakeFirst()
   t.equal(smtp?.value, 'mail-secret', 'a credential is stored')

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
+import type { Page } from 'playwright-core'
 import t from 'tap'
+import { apiSession, pageCall } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
 import { noOverflow, toast, until } from '../src/ui.js'
@@ -90,7 +92,7 @@ t.test('an admin runs a channel with several keys: overrides, mode, per-key test
     const line = page.getByTestId(`channel-row-${id}`)
     await line.getByRole('button', { name: 'Test', exact: true }).click()
     const shown = await toast(page, 'success', /2 of 3 keys passed/)
-    t.match(shown, /Key 2 failed: Incorrect API key provided\. Key 2 has been auto-disabled\./)
+    t.match(shown, /Key 2 failed: upstream answered HTTP 401 \(invalid_api_key\): Incorrect API key provided\. Key 2 has been auto-disabled\./)
     await line.getByText('Enabled', { exact: true }).waitFor()
     t.equal((await stored()).status, 1, 'the channel stays enabled')
     const sent = upstream.chats.filter((c) => c.headers['x-upstream-key'] !== undefined)
@@ -107,7 +109,7 @@ t.test('an admin runs a channel with several keys: overrides, mode, per-key test
     t.equal(await row(0).getByRole('cell').nth(1).textContent(), 'sk-…1111', 'keys are masked')
     await row(0).getByText('Enabled', { exact: true }).waitFor()
     await row(1).getByText('Auto-disabled', { exact: true }).waitFor()
-    await row(1).getByText('Reason: Incorrect API key provided').waitFor()
+    await row(1).getByText('Reason: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided').waitFor()
     t.equal(await row(1).getByText(/^Last error/).count(), 0, 'an error that is the reason is shown once')
     await row(2).getByText('Enabled', { exact: true }).waitFor()
     t.notOk((await dialog.textContent())?.includes('alive-one'), 'no key is shown whole')
@@ -148,7 +150,7 @@ t.test('an admin runs a channel with several keys: overrides, mode, per-key test
     await dialog.getByRole('button', { name: 'Enable key 2' }).click()
     await toast(page, 'success', 'Key 2 enabled')
     await row(1).getByText('Reason: enabled by admin root').waitFor()
-    await row(1).getByText('Last error: Incorrect API key provided').waitFor()
+    await row(1).getByText('Last error: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided').waitFor()
     t.pass('an admin may enable an auto-disabled key; its last error stays in view')
     await page.getByRole('button', { name: 'Close' }).click()
     await dialog.waitFor({ state: 'hidden' })
@@ -185,4 +187,109 @@ t.test('an admin runs a channel with several keys: overrides, mode, per-key test
     await noOverflow(t, narrow, '600px drawer')
     await screenshot(narrow, 'channel-drawer-overrides-600')
   })
+})
+
+t.test('keys are write-only in the console: the drawer shows a hint; root reveals a key through the verification dialog', async (t) => {
+  const system = await startSystem(t)
+  const db = system.controlPlane.db
+  const upstream = await fakeOpenAI(t, { models: ['gpt-4o-mini'] })
+  const browser = await launchBrowser(t)
+  const root = await apiSession(t, system.url, 'root', '123456')
+  const [channel] = await root.call<Array<{ id: number }>>('POST', '/api/channel/', { name: 'sealed', type: 1, key: [KEY_1, KEY_3].join('\n'), base_url: upstream.url, models: 'gpt-4o-mini', groups: 'default' })
+  const id = channel!.id
+  const ops = await root.call<{ id: number }>('POST', '/api/user/', { username: 'ops', password: 'ops-secret-1' })
+  await root.call('POST', '/api/user/manage', { id: ops.id, action: 'promote' })
+  const reveals = async () => (await db.selectFrom('audit_logs').select(['actor_name', 'target_id']).where('action', '=', 'channel.key.reveal').execute())
+
+  /** Opens the edit drawer of the channel; the bodies of every /api answer the page receives collect in `seen`. */
+  const openDrawer = async (page: Page, seen: Array<Promise<string>>) => {
+    page.on('response', (res) => {
+      if (new URL(res.url()).pathname.startsWith('/api/')) seen.push(res.text().catch(() => ''))
+    })
+    await page.goto('/channel')
+    await page.getByTestId(`channel-row-${id}`).getByRole('button', { name: 'Edit' }).click()
+    const form = page.getByRole('form', { name: 'Edit channel' })
+    await until(async () => await form.getByRole('textbox', { name: 'Name', exact: true }).inputValue() === 'sealed')
+    return form
+  }
+
+  await t.test('an admin sees the hint only, and no answer the console gets carries the key', async (t) => {
+    const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
+    await signIn(page, 'ops', 'ops-secret-1')
+    const seen: Array<Promise<string>> = []
+    const form = await openDrawer(page, seen)
+    await form.getByTestId('stored-key-hint').getByText('Stored: 2 keys, the first sk-…1111').waitFor()
+    t.equal(await form.getByRole('textbox', { name: 'Key', exact: true }).inputValue(), '', 'the key field is blank')
+    t.equal(await form.getByRole('button', { name: 'Reveal key' }).count(), 0, 'an admin is offered no reveal')
+    t.notOk((await form.textContent())?.includes('alive-one'), 'the drawer shows no key')
+    const bodies = await Promise.all(seen)
+    t.ok(bodies.some((body) => body.includes('"key_hint":"sk-…1111"')), `the channel's own answer was read (${bodies.length} API answers)`)
+    t.same(bodies.filter((body) => body.includes(KEY_1) || body.includes(KEY_3) || body.includes('alive-')), [], 'none carries a key')
+    const refused = await pageCall(page, ops.id, 'post', `/api/channel/${id}/key`).catch((err: Error) => err.message)
+    t.match(refused, /Permission denied/, 'and the reveal route refuses an admin')
+
+    // Pointing the channel elsewhere would send the stored key there: the key must be typed again.
+    await form.getByLabel('Base URL').fill('https://collector.example.com')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.getByText('Changing the type, base URL or proxy sends the key somewhere else: enter the key again').waitFor()
+    t.equal((await db.selectFrom('channels').select('base_url').where('id', '=', id).executeTakeFirstOrThrow()).base_url, upstream.url, 'nothing was saved')
+    await screenshot(page, 'channel-key-elsewhere-1280')
+  })
+
+  for (const [viewport, width] of [[DESKTOP, 1280], [NARROW, 600]] as const) {
+    await t.test(`at ${width} px root reveals the stored keys once, after verifying again`, async (t) => {
+      const page = await openPage(t, browser, system.url, { viewport })
+      await signIn(page, 'root', '123456')
+      const before = (await reveals()).length
+      const seen: Array<Promise<string>> = []
+      const form = await openDrawer(page, seen)
+      await form.getByTestId('stored-key-hint').getByText('Stored: 2 keys, the first sk-…1111').waitFor()
+      t.equal(await form.getByRole('textbox', { name: 'Key', exact: true }).inputValue(), '', 'the key field is blank')
+      t.same((await Promise.all(seen)).filter((body) => body.includes(KEY_1)), [], 'nothing loaded so far carries the key')
+
+      // Closing the dialog without verifying reveals nothing.
+      await form.getByRole('button', { name: 'Reveal key' }).click()
+      const dialog = page.getByTestId('verify-dialog')
+      await dialog.getByRole('dialog').waitFor()
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.getByRole('dialog').waitFor({ state: 'hidden' })
+      await toast(page, 'error', /fresh verification/)
+      t.equal(await form.getByLabel('Stored key').count(), 0, 'not verified: no key')
+      t.equal((await reveals()).length, before, 'and nothing audited')
+
+      await form.getByRole('button', { name: 'Reveal key' }).click()
+      await dialog.getByRole('dialog').waitFor()
+      await dialog.getByTestId('verify-password').fill('wrong-password')
+      await dialog.getByRole('button', { name: 'Verify' }).click()
+      await dialog.getByTestId('verify-error').waitFor()
+      t.equal(await form.getByLabel('Stored key').count(), 0, 'a wrong password reveals nothing')
+      await dialog.getByTestId('verify-password').fill('123456')
+      await dialog.getByRole('button', { name: 'Verify' }).click()
+      await dialog.getByRole('dialog').waitFor({ state: 'hidden' })
+      const revealed = form.getByLabel('Stored key')
+      await revealed.waitFor()
+      t.equal(await revealed.inputValue(), [KEY_1, KEY_3].join('\n'), 'the stored keys, one per line')
+      t.equal(await form.getByRole('textbox', { name: 'Key', exact: true }).inputValue(), '', 'the key field stays blank')
+      await form.getByText('Shown once', { exact: false }).waitFor()
+      t.same((await reveals()).slice(before), [{ actor_name: 'root', target_id: String(id) }], 'one audited reveal')
+      await noOverflow(t, page, `${width}px drawer with the revealed key`)
+      await revealed.scrollIntoViewIfNeeded()
+      await screenshot(page, `channel-key-reveal-${width}`)
+
+      // Saving with the key field blank keeps the keys.
+      await form.getByRole('textbox', { name: 'Name', exact: true }).fill(`sealed-${width}`)
+      await form.getByRole('button', { name: 'Save' }).click()
+      await toast(page, 'success', 'Channel updated')
+      const row = await db.selectFrom('channels').select(['key', 'name']).where('id', '=', id).executeTakeFirstOrThrow()
+      t.equal(row.name, `sealed-${width}`)
+      t.equal(system.controlPlane.secrets.open(row.key), [KEY_1, KEY_3].join('\n'), 'an edit with a blank key keeps the keys')
+      await root.call('PUT', '/api/channel/', { id, name: 'sealed' })
+
+      // Opened again, the drawer is back to the hint.
+      await page.getByTestId(`channel-row-${id}`).getByRole('button', { name: 'Edit' }).click()
+      const again = page.getByRole('form', { name: 'Edit channel' })
+      await again.getByTestId('stored-key-hint').getByText('Stored: 2 keys, the first sk-…1111').waitFor()
+      t.equal(await again.getByLabel('Stored key').count(), 0, 'the revealed key is gone once the drawer closed')
+    })
+  }
 })

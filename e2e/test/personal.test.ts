@@ -7,7 +7,7 @@ import { apiContext, apiSession, type Envelope, login } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { smtpOptions } from '../src/mail.js'
 import { startSystem } from '../src/system.js'
-import { noOverflow, toast } from '../src/ui.js'
+import { confirmIdentity, noOverflow, toast } from '../src/ui.js'
 
 const PASSWORD = 'password123'
 
@@ -156,6 +156,8 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
     await dialog.getByRole('textbox', { name: 'Verification code' }).fill(mailed ?? '')
     await screenshot(page, `personal-email-${w}`)
     await dialog.getByRole('button', { name: 'Bind' }).click()
+    // Changing the email needs a fresh secure verification: the dialog asks for the password, then the binding goes on.
+    await confirmIdentity(page, PASSWORD)
     await toast(page, 'success', 'Email bound')
     await page.getByTestId('binding-email').getByText(email).waitFor()
     t.equal((await userRow(username)).email, email, `${w}px: the email is bound`)
@@ -173,6 +175,7 @@ t.test('the personal tab at both widths: profile, access token, invitations, ema
     await toast(page, 'warning', 'The two passwords differ')
     await passwordCard.getByLabel('Confirm the new password').fill(newPassword)
     await passwordCard.getByRole('button', { name: 'Change password' }).click()
+    // No second dialog: the verification given for the email lasts five minutes.
     await toast(page, 'success', 'Password changed')
     await page.reload()
     await page.getByTestId('profile-username').getByText(username).waitFor()

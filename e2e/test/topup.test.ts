@@ -91,6 +91,8 @@ t.test('the wallet: redeeming a code credits the balance once, online top-up pos
     await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'ServerAddress', value: system.url })
     await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'PayAddress', value: provider.url })
     await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayId', value: '1001' })
+    // A credential option needs a fresh secure verification first.
+    await pageCall(root, rootUser.id, 'post', '/api/verify', { method: 'password', value: '123456' })
     await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'EpayKey', value: 'e2e-merchant-key' })
     await pageCall(root, rootUser.id, 'put', '/api/option/', { key: 'MinTopUp', value: '2' })
 

@@ -8,6 +8,7 @@ import { StatusContext, useStatusLoader } from './api/useStatus'
 import { AuthProvider } from './auth/AuthContext'
 import { RequireAuth } from './auth/RequireAuth'
 import { NotifyProvider } from './components/Notify'
+import { VerificationProvider } from './components/VerifyDialog'
 import { AppLayout } from './layout/AppLayout'
 import { usePersistentState } from './lib/usePersistentState'
 import { NotFoundPage } from './resources/home/NotFoundPage'
@@ -27,6 +28,7 @@ export function App () {
         <BrowserRouter>
           <NotifyProvider>
             <AuthProvider>
+              <VerificationProvider>
               <Routes>
                 <Route element={<AppLayout themeChoice={choice} onThemeChoice={setChoice} />}>
                   {ROUTES.map(({ path, role, page: Page }) => (
@@ -43,6 +45,7 @@ export function App () {
                   <Route path='*' element={<NotFoundPage />} />
                 </Route>
               </Routes>
+              </VerificationProvider>
             </AuthProvider>
           </NotifyProvider>
         </BrowserRouter>

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
 import { PagingQuery } from './paging.js'
 
-/** Channel status numbers (SPEC.md section 3). 3 is set by the system, never by an admin. */
+/** Channel status numbers (docs/domain.md). 3 is set by the system, never by an admin. */
 export const CHANNEL_STATUS = { enabled: 1, disabled: 2, autoDisabled: 3 } as const
 
 /** Why and when the status last changed. */
@@ -35,7 +35,7 @@ export type ChannelKeyState = Static<typeof ChannelKeyState>
  */
 export const ChannelView = Type.Object({
   id: Type.Integer(),
-  /** Channel type number (SPEC.md section 3, `GET /api/models/types`). */
+  /** Channel type number (docs/domain.md, `GET /api/models/types`). */
   type: Type.Integer(),
   name: Type.String(),
   openai_organization: Type.Union([Type.String(), Type.Null()]),
@@ -86,16 +86,28 @@ export const ChannelView = Type.Object({
   /** Per-key states by key fingerprint (first 16 hex digits of the key's SHA-256). */
   key_states: Type.Record(Type.String(), ChannelKeyState),
   /** How many credentials (key lines) the channel holds; 0 when its key cannot be opened. */
-  key_count: Type.Integer()
+  key_count: Type.Integer(),
+  /**
+   * The first credential masked as `GET /api/channel/{id}/keys` masks each (its first 3 and last 4
+   * characters, the last 2 of a key under 12); '' when the key cannot be opened. Keys are
+   * write-only: no list or detail answer carries one, only `POST /api/channel/{id}/key` (root).
+   */
+  key_hint: Type.String()
 })
 export type ChannelView = Static<typeof ChannelView>
 
-/** `GET /api/channel/{id}` (admins only): the view plus the opened key, one credential per line. */
-export const ChannelDetail = Type.Object({
-  ...ChannelView.properties,
-  key: Type.String()
-})
+/** `GET /api/channel/{id}` (admins only): the view, with the key's hint and never the key. */
+export const ChannelDetail = ChannelView
 export type ChannelDetail = Static<typeof ChannelDetail>
+
+/** `POST /api/channel/{id}/key` (root only, after a fresh verification): the stored key, one credential per line. */
+export const ChannelKeyReveal = Type.Object({ key: Type.String() })
+export type ChannelKeyReveal = Static<typeof ChannelKeyReveal>
+export const ChannelKeyRevealResponse = ApiEnvelope(ChannelKeyReveal)
+
+/** `POST /api/channel/copy/{id}`: the copy's name is the original's plus `suffix` (default ' copy'). */
+export const ChannelCopyQuery = Type.Object({ suffix: Type.Optional(Type.String({ maxLength: 50 })) })
+export type ChannelCopyQuery = Static<typeof ChannelCopyQuery>
 
 /**
  * A tag row of a list in tag mode: the channels sharing `tag` (those passing the search filter),
@@ -151,7 +163,9 @@ export type ChannelListQuery = Static<typeof ChannelListQuery>
 
 /**
  * `GET /api/channel/search`: `keyword` matches the id (when numeric), a substring of the name
- * (case-insensitive) or of a key; `group` and `model` match one element of the comma lists.
+ * (case-insensitive) or one whole key (never part of one: keys are write-only, and a substring
+ * match would read a key out character by character); `group` and `model` match one element of
+ * the comma lists.
  */
 export const ChannelSearchQuery = Type.Object({
   ...ChannelListQuery.properties,
@@ -164,7 +178,7 @@ export type ChannelSearchQuery = Static<typeof ChannelSearchQuery>
 const CommaList = Type.Union([Type.String({ maxLength: 100_000 }), Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 10_000 })])
 
 /**
- * Editable channel fields. Lengths only bound the input; the rules (SPEC.md section 5) are
+ * Editable channel fields. Lengths only bound the input; the rules (docs/domain.md) are
  * checked with messages. Fields the console sends back from a loaded channel (id, status,
  * response_time, other_info, ...) are accepted and ignored where they are not editable.
  */
@@ -213,7 +227,7 @@ const optionalFields = Object.fromEntries(Object.entries(channelFields).map(([k,
 }
 
 /**
- * `POST /api/channel/` (create, and copy: the console posts a loaded channel's fields).
+ * `POST /api/channel/` (create; copies go through `POST /api/channel/copy/{id}`, which keeps the key).
  * `mode: 'batch'` or `batch: true` creates one channel per non-empty key line; otherwise a
  * multi-line key makes one multi-key channel.
  */

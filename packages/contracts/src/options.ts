@@ -1,7 +1,7 @@
 import { DEFAULT_AUDIO_COMPLETION_RATIO, DEFAULT_AUDIO_RATIO, DEFAULT_CACHE_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_CREATE_CACHE_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_MODEL_RATIO } from './ratios.js'
 
 /**
- * Defaults of every option the super admin can set (SPEC.md sections 3 and 9). Values are strings,
+ * Defaults of every option the super admin can set (docs/domain.md). Values are strings,
  * as stored in the options table; a stored row overrides its default.
  */
 export const OPTION_DEFAULTS = {
@@ -33,6 +33,10 @@ export const OPTION_DEFAULTS = {
   DataExportInterval: '5',
   DataExportDefaultTime: 'hour',
   PasswordLoginEnabled: 'true',
+  TwoFactorRequiredForAdmins: 'false',
+  PasskeyEnabled: 'false',
+  PasskeyRPID: '',
+  PasskeyOrigins: '',
   PasswordRegisterEnabled: 'true',
   RegisterEnabled: 'true',
   EmailVerificationEnabled: 'false',
@@ -83,6 +87,7 @@ export const OPTION_DEFAULTS = {
   AutomaticEnableChannelEnabled: 'false',
   LogConsumeEnabled: 'true',
   LogRetentionDays: '0',
+  AuditLogRetentionDays: '365',
   CheckSensitiveEnabled: 'false',
   CheckSensitiveOnPromptEnabled: 'false',
   SensitiveWords: '',

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 
-/** One model on the pricing page (SPEC.md section 3, "Pricing item"). */
+/** One model on the pricing page (docs/domain.md, "Pricing item"). */
 export const PricingItem = Type.Object({
   model_name: Type.String(),
   /** 0 per token (ratios), 1 per call (model_price dollars). */

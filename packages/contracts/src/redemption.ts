@@ -2,14 +2,14 @@ import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
 import { PagingQuery } from './paging.js'
 
-/** Redemption code status numbers (SPEC.md section 3). 3 is set by redeeming, never by an admin. */
+/** Redemption code status numbers (docs/domain.md). 3 is set by redeeming, never by an admin. */
 export const REDEMPTION_STATUS = { unused: 1, disabled: 2, used: 3 } as const
 
-/** Most codes one create call makes (SPEC.md section 9). */
+/** Most codes one create call makes (docs/domain.md). */
 export const REDEMPTION_BATCH_MAX = 100
 /** Longest code name, in characters. */
 export const REDEMPTION_NAME_MAX = 20
-/** Quota of a new code when none is given (SPEC.md section 9). */
+/** Quota of a new code when none is given (docs/domain.md). */
 export const DEFAULT_REDEMPTION_QUOTA = 100_000
 
 /** A redemption code as admins see it, key included (admins hand the codes out). */

@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
+import { PublicCustomOAuthProvider } from './custom-oauth.js'
 
-/** `GET /api/status` data: public settings the console keeps locally (SPEC.md section 3). */
+/** `GET /api/status` data: public settings the console keeps locally (docs/domain.md). */
 export const StatusData = Type.Object({
   version: Type.String(),
   start_time: Type.Integer(),
@@ -32,13 +33,17 @@ export const StatusData = Type.Object({
   turnstile_site_key: Type.String(),
   email_verification: Type.Boolean(),
   password_login: Type.Boolean(),
+  /** Passkeys are switched on (PasskeyEnabled): the login page offers "Sign in with a passkey". */
+  passkey_login: Type.Boolean(),
   password_register: Type.Boolean(),
   register_enabled: Type.Boolean(),
   server_address: Type.String(),
   top_up_link: Type.String(),
   min_topup: Type.Number(),
   price: Type.Number(),
-  enable_online_topup: Type.Boolean()
+  enable_online_topup: Type.Boolean(),
+  /** Enabled OpenID Connect / OAuth 2.0 providers the super admin added, one sign-in button each. */
+  custom_oauth_providers: Type.Optional(Type.Array(PublicCustomOAuthProvider))
 })
 export type StatusData = Static<typeof StatusData>
 

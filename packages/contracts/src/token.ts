@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox'
 import { ApiEnvelope } from './api.js'
 import { PagingQuery } from './paging.js'
 
-/** Token status numbers (SPEC.md section 3). 3 and 4 are set by the system, never by a user. */
+/** Token status numbers (docs/domain.md). 3 and 4 are set by the system, never by a user. */
 export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const
 
 /**

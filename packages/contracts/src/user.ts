@@ -27,12 +27,14 @@ export const UserView = Type.Object({
   setting: Type.Unknown(),
   created_at: Type.Integer(),
   deleted_at: Type.Union([Type.Integer(), Type.Null()]),
-  password_is_default: Type.Boolean()
+  password_is_default: Type.Boolean(),
+  /** In the admin user list and view only: whether the user has two-factor sign-in enabled. */
+  two_fa_enabled: Type.Optional(Type.Boolean())
 })
 export type UserView = Static<typeof UserView>
 
 /** Largest per-user concurrency limit an admin may set (0 means no limit). */
 export const USER_CONCURRENCY_MAX = 100_000
 
-/** Roles (SPEC.md section 6). */
+/** Roles (docs/domain.md). */
 export const ROLES = { common: 1, admin: 10, root: 100 } as const

@@ -39,7 +39,7 @@ export interface MailMessage {
   fromName?: string
 }
 
-/** Default submission port (SPEC.md section 9). */
+/** Default submission port (docs/domain.md). */
 export const DEFAULT_SMTP_PORT = 587
 /** The implicit-TLS port: SSL is forced on it whatever SMTPSSLEnabled says. */
 export const SMTPS_PORT = 465

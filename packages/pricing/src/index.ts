@@ -128,7 +128,7 @@ export function priceDetails (price: Price): Record<string, number> {
       }
 }
 
-/** Dollars per 1M tokens shown on the pricing page: ratio x 2 x group ratio (SPEC.md section 9). */
+/** Dollars per 1M tokens shown on the pricing page: ratio x 2 x group ratio (docs/domain.md). */
 export function dollarsPerMillion (modelRatio: number, groupRatio: number, completionRatio = 1): { prompt: number, completion: number } {
   return { prompt: modelRatio * 2 * groupRatio, completion: modelRatio * completionRatio * 2 * groupRatio }
 }

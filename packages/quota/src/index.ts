@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 
 /**
  * Hot balances and in-flight reservations in Redis. Postgres stays the system of record
- * (DESIGN.md invariant 1): a balance key holds the Postgres balance minus the reservations of
+ * (ARCHITECTURE.md invariant 1): a balance key holds the Postgres balance minus the reservations of
  * requests not yet settled, and can always be rebuilt from Postgres.
  *
  * Keys (under the client's keyPrefix): `bal:u:<userId>`, `bal:t:<tokenId>`, `resv:<requestId>`.
@@ -15,7 +15,7 @@ export const leaseKey = (kind: 'user' | 'token', id: number): string => `lease:$
 export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
 
 // Each reservation checks both balances and takes the amount from both, or from neither
-// (DESIGN.md invariant 2); missing balances are reported so the caller can load them. One run
+// (ARCHITECTURE.md invariant 2); missing balances are reported so the caller can load them. One run
 // takes any number of reservations (keys in sixes, arguments in twelves), one after another, so
 // the reservations of a busy moment cost one command instead of one each.
 //

@@ -1,4 +1,4 @@
-import { createDb, type Database, ensureLogPartitions, type Kysely, migrateToLatest, pendingMigrations, pingDb } from '@modelgate/db'
+import { createDb, type Database, ensureAuditLogPartitions, ensureLogPartitions, type Kysely, migrateToLatest, pendingMigrations, pingDb } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Redis } from 'ioredis'
@@ -32,6 +32,7 @@ export const dbPlugin = fp(async (app: FastifyInstance, opts: DbPluginOptions) =
     if (applied.length > 0) app.log.info({ applied }, 'database migrations applied')
     if (newer.length > 0) app.log.warn({ newer }, 'the database was migrated by a newer release (a rollback?): running on its schema')
     await ensureLogPartitions(db)
+    await ensureAuditLogPartitions(db)
   }
   app.decorate('db', db)
 }, { name: 'db', fastify: '5.x' })

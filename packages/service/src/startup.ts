@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http'
-import { createDb, ensureLogPartitions, migrateToLatest } from '@modelgate/db'
+import { createDb, ensureAuditLogPartitions, ensureLogPartitions, migrateToLatest } from '@modelgate/db'
 import type { FastifyBaseLogger } from 'fastify'
 
 /** Options of {@link listenWhileStarting}. */
@@ -78,6 +78,7 @@ export async function migrateDatabase (url: string, applicationName: string, log
     const { applied, newer } = await migrateToLatest(db)
     if (newer.length > 0) log.warn({ newer }, 'the database was migrated by a newer release (a rollback?): running on its schema')
     await ensureLogPartitions(db)
+    await ensureAuditLogPartitions(db)
     log.info({ applied, ms: Date.now() - started }, applied.length > 0 ? 'database migrations applied' : 'database schema is up to date')
     return applied
   } finally {

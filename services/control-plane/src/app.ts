@@ -12,9 +12,11 @@ import { ApiError } from './lib/errors.js'
 import { M } from './lib/messages.js'
 import authPlugin from './plugins/app/auth.js'
 import configEventsPlugin from './plugins/app/config-events.js'
+import customOAuthPlugin from './plugins/app/custom-oauth.js'
 import i18nPlugin from './plugins/app/i18n.js'
 import optionsPlugin from './plugins/app/options.js'
 import rootUserPlugin from './plugins/app/root-user.js'
+import twoFactorGatePlugin from './plugins/app/two-factor-gate.js'
 import sessionPlugin from './plugins/external/session.js'
 import groupRoutes from './routes/api/group/index.js'
 import modelsRoutes from './routes/api/models/index.js'
@@ -24,6 +26,10 @@ import statusRoutes, { contentRoutes } from './routes/api/status/index.js'
 import userAdminRoutes from './routes/api/user/admin.js'
 import userSelfRoutes from './routes/api/user/self.js'
 import userSessionRoutes from './routes/api/user/session.js'
+import userTwoFactorRoutes from './routes/api/user/two-factor.js'
+import userPasskeyRoutes from './routes/api/user/passkey.js'
+import verifyRoutes from './routes/api/verify/index.js'
+import userSessionsRoutes from './routes/api/user/sessions.js'
 import userRegisterRoutes from './routes/api/user/register.js'
 import verificationRoutes from './routes/api/verification/index.js'
 import emailBindRoutes from './routes/api/oauth/email.js'
@@ -35,6 +41,9 @@ import redemptionRoutes from './routes/api/redemption/index.js'
 import channelRoutes from './routes/api/channel/index.js'
 import channelBalanceRoutes from './routes/api/channel/balance.js'
 import channelKeyRoutes from './routes/api/channel/keys.js'
+import auditRoutes from './routes/api/audit/index.js'
+import customOAuthProviderRoutes from './routes/api/custom-oauth-provider/index.js'
+import userOAuthBindingRoutes from './routes/api/user/oauth-bindings.js'
 import topupRoutes from './routes/api/user/topup.js'
 import pricingRoutes from './routes/api/pricing/index.js'
 import { midjourneyRoutes, taskRoutes } from './routes/api/task/index.js'
@@ -77,8 +86,11 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
   await app.register(i18nPlugin)
   await app.register(configEventsPlugin, { keyPrefix: config.REDIS_KEY_PREFIX })
   await app.register(optionsPlugin)
+  await app.register(customOAuthPlugin)
   await app.register(rootUserPlugin, { initialPassword: config.INITIAL_ROOT_PASSWORD })
   await app.register(authPlugin, { ttlHours: config.SESSION_TTL_HOURS, cryptoSecret: config.CRYPTO_SECRET })
+  // After auth's hook (it sets req.auth): admins without 2FA while TwoFactorRequiredForAdmins is on.
+  await app.register(twoFactorGatePlugin)
   // Limits hold across replicas because the counters live in Redis.
   await app.register(rateLimit, {
     global: false,
@@ -94,7 +106,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
       if (err instanceof ApiError) {
         if (err.headers !== undefined) void reply.headers(err.headers)
         if (err.status === 401 && req.routeOptions.url !== '/api/user/logout') reply.header('cache-control', 'no-store')
-        return await reply.code(err.status).send({ success: false, message: req.t(err.msg, err.vars) })
+        return await reply.code(err.status).send({ success: false, message: req.t(err.msg, err.vars), ...(err.data !== undefined ? { data: err.data } : {}) })
       }
       const status = err.statusCode ?? 500
       if (status >= 500 && isStoreUnavailable(err)) {
@@ -115,6 +127,10 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(contentRoutes)
     await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(userSelfRoutes, { prefix: '/user' })
+    await api.register(userTwoFactorRoutes, { prefix: '/user' })
+    await api.register(userPasskeyRoutes, { prefix: '/user' })
+    await api.register(verifyRoutes, { prefix: '/verify' })
+    await api.register(userSessionsRoutes, { prefix: '/user' })
     await api.register(userAdminRoutes, { prefix: '/user' })
     await api.register(groupRoutes, { prefix: '/group' })
     await api.register(optionRoutes, { prefix: '/option' })
@@ -130,6 +146,9 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(channelRoutes, { prefix: '/channel' })
     await api.register(channelBalanceRoutes, { prefix: '/channel' })
     await api.register(channelKeyRoutes, { prefix: '/channel' })
+    await api.register(auditRoutes, { prefix: '/audit' })
+    await api.register(customOAuthProviderRoutes, { prefix: '/custom-oauth-provider' })
+    await api.register(userOAuthBindingRoutes, { prefix: '/user' })
     await api.register(topupRoutes, { prefix: '/user' })
     await api.register(pricingRoutes, { prefix: '/pricing' })
     await api.register(midjourneyRoutes, { prefix: '/mj' })

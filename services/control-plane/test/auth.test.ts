@@ -2,7 +2,7 @@ import { configChannel } from '@modelgate/contracts'
 import { ROLE } from '@modelgate/db'
 import { Redis } from 'ioredis'
 import t from 'tap'
-import { build, login, ROOT, sharedEnv, userSession } from './helpers.js'
+import { build, login, ROOT, sharedEnv, userSession, verifySession } from './helpers.js'
 
 t.test('root signs in with the default password and is told to change it until it does', async (t) => {
   const app = await build(t)
@@ -21,6 +21,7 @@ t.test('root signs in with the default password and is told to change it until i
   const session = await login(app, ROOT.username, ROOT.password)
   const again = await app.inject({ method: 'POST', url: '/api/user/login', payload: ROOT })
   t.equal(again.json().data.password_is_default, true, 'the flag stays until the password changes')
+  await verifySession(app, session.headers, ROOT.password)
   const change = await app.inject({ method: 'PUT', url: '/api/user/self', headers: session.headers, payload: { password: 'n3w-passw0rd', original_password: '123456' } })
   t.equal(change.json().success, true)
   const after = await app.inject({ method: 'POST', url: '/api/user/login', payload: { username: 'root', password: 'n3w-passw0rd' }, headers: { 'accept-language': 'en' } })
@@ -99,6 +100,7 @@ t.test('changing the password ends the other sessions but keeps the current one'
   const app = await build(t)
   const first = await userSession(app, 'carol')
   const second = await login(app, 'carol', 'password123')
+  await verifySession(app, first.headers)
   const wrong = await app.inject({ method: 'PUT', url: '/api/user/self', headers: first.headers, payload: { password: 'another-pass', original_password: 'nope' }, cookies: {} })
   t.equal(wrong.json().success, false, 'the original password is required')
   const res = await app.inject({ method: 'PUT', url: '/api/user/self', headers: first.headers, payload: { password: 'another-pass', original_password: 'password123' } })

@@ -146,19 +146,19 @@ t.test('testing a multi-key channel auto-disables only the dead key and keeps th
   const { app, call, create, row, keys } = await setup(t)
   const c = await create({ base_url: up.base })
   const res = await call('GET', `/api/channel/test/${c.id}`)
-  t.match(res, { success: true, message: 'Channel ch tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: Incorrect API key provided. Key 2 has been auto-disabled.' })
+  t.match(res, { success: true, message: 'Channel ch tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided. Key 2 has been auto-disabled.' })
   t.ok(res.time > 0)
   t.same(up.seen.map((s) => s.key).sort(), [ALIVE_1, DEAD, ALIVE_3].sort(), 'every key was tried')
   const after = await keys(c.id)
   t.same(after.map((k) => k.status), [1, 3, 1])
-  t.match(after[1], { reason: 'Incorrect API key provided', last_error: 'Incorrect API key provided' })
+  t.match(after[1], { reason: 'upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided', last_error: 'upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided' })
   t.ok(after[1]!.time > 0 && after[1]!.last_error_time > 0)
   t.match(await row(c.id), { status: 1 })
   t.ok((await row(c.id)).test_time > 0, 'the test time is recorded')
   t.same(await app.db.selectFrom('abilities').select('enabled').where('channel_id', '=', c.id).execute(), [{ enabled: true }])
 
   up.seen.length = 0
-  t.match(await call('GET', `/api/channel/test/${c.id}`), { success: true, message: 'Channel ch tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: Incorrect API key provided.' }, 'an auto-disabled key is tested again and stays disabled')
+  t.match(await call('GET', `/api/channel/test/${c.id}`), { success: true, message: 'Channel ch tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided.' }, 'an auto-disabled key is tested again and stays disabled')
   t.equal(up.seen.length, 3)
 
   await call('PUT', `/api/channel/${c.id}/keys`, { index: 2, status: 2 })
@@ -176,7 +176,7 @@ t.test('a chosen key is tested alone; a key an admin disabled is tested but left
   t.same(up.seen.map((s) => s.key), [ALIVE_1], 'only that key was sent')
 
   const dead = await call('GET', `/api/channel/test/${c.id}?key_index=1`)
-  t.match(dead, { success: false, message: 'Key 2 of channel ch failed the test with gpt-4o-mini: Incorrect API key provided. Key 2 has been auto-disabled.' })
+  t.match(dead, { success: false, message: 'Key 2 of channel ch failed the test with gpt-4o-mini: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided. Key 2 has been auto-disabled.' })
   t.same(up.seen.map((s) => s.key), [ALIVE_1, DEAD])
   t.same((await keys(c.id)).map((k) => k.status), [1, 3, 1])
   t.equal((await row(c.id)).status, 1, 'other keys are enabled: the channel stays')
@@ -188,7 +188,7 @@ t.test('a chosen key is tested alone; a key an admin disabled is tested but left
   t.match(await call('GET', `/api/channel/test/${c.id}?key_index=2`), { success: true, message: /^Key 3 of channel ch passed/ })
   t.same((await keys(c.id)).map((k) => k.status), [1, 3, 2], 'a passing key an admin disabled stays disabled')
   up.accepted.delete(ALIVE_3)
-  t.match(await call('GET', `/api/channel/test/${c.id}?key_index=2`), { success: false, message: 'Key 3 of channel ch failed the test with gpt-4o-mini: Incorrect API key provided.' })
+  t.match(await call('GET', `/api/channel/test/${c.id}?key_index=2`), { success: false, message: 'Key 3 of channel ch failed the test with gpt-4o-mini: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided.' })
   t.match((await keys(c.id))[2], { status: 2, reason: 'disabled by admin root', last_error: '' }, 'nor is its state touched when it fails')
 
   const single = await create({ name: 'single', key: ALIVE_1, base_url: up.base })
@@ -204,15 +204,15 @@ t.test('all keys dead: the channel is auto-disabled; a key that recovers brings 
   const res = await call('GET', `/api/channel/test/${c.id}`)
   t.match(res, {
     success: false,
-    message: 'Channel dead tested with gpt-4o-mini: 0 of 2 keys passed. Key 1 failed: Incorrect API key provided. Key 2 failed: Incorrect API key provided. ' +
+    message: 'Channel dead tested with gpt-4o-mini: 0 of 2 keys passed. Key 1 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided. Key 2 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided. ' +
       'Key 1 has been auto-disabled. Key 2 has been auto-disabled. The channel has been auto-disabled.'
   })
-  t.match(await row(c.id), { status: 3, other_info: { status_reason: 'every key failed the test: Incorrect API key provided' } })
+  t.match(await row(c.id), { status: 3, other_info: { status_reason: 'every key failed the test: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided' } })
   t.same(await app.db.selectFrom('abilities').select('enabled').where('channel_id', '=', c.id).execute(), [{ enabled: false }], 'the routing index follows')
   t.same((await keys(c.id)).map((k) => k.status), [3, 3])
 
   up.accepted.add(ALIVE_1)
-  t.match(await call('GET', `/api/channel/test/${c.id}`), { success: true, message: 'Channel dead tested with gpt-4o-mini: 1 of 2 keys passed. Key 2 failed: Incorrect API key provided.' })
+  t.match(await call('GET', `/api/channel/test/${c.id}`), { success: true, message: 'Channel dead tested with gpt-4o-mini: 1 of 2 keys passed. Key 2 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided.' })
   t.equal((await row(c.id)).status, 3, 'automatic enabling is off by default: nothing comes back')
   t.same((await keys(c.id)).map((k) => k.status), [3, 3])
 
@@ -223,7 +223,7 @@ t.test('all keys dead: the channel is auto-disabled; a key that recovers brings 
   t.same(await app.db.selectFrom('abilities').select('enabled').where('channel_id', '=', c.id).execute(), [{ enabled: true }])
   const after = await keys(c.id)
   t.same(after.map((k) => k.status), [1, 3], 'the key that passed is enabled again, the dead one stays off')
-  t.match(after[0], { reason: 'passed a channel test', last_error: 'Incorrect API key provided' })
+  t.match(after[0], { reason: 'passed a channel test', last_error: 'upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided' })
   const logs = await app.db.selectFrom('logs').select('content').where('channel_id', '=', c.id).orderBy('id').execute()
   t.match(logs, [{ content: /auto-disabled: every key failed/ }, { content: /re-enabled: a key passed/ }], 'system logs say why')
 })
@@ -239,9 +239,9 @@ t.test('when every key fails for another reason the keys stay enabled and the ch
   t.ok(after.every((k) => /server had an error/.test(k.last_error) && k.last_error_time > 0), 'each key records the error')
 
   const noBan = await create({ name: 'noban', base_url: up.base, auto_ban: 0 })
-  t.match(await call('GET', `/api/channel/test/${noBan.id}`), { success: true, message: 'Channel noban tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: Incorrect API key provided.' })
+  t.match(await call('GET', `/api/channel/test/${noBan.id}`), { success: true, message: 'Channel noban tested with gpt-4o-mini: 2 of 3 keys passed. Key 2 failed: upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided.' })
   t.same((await keys(noBan.id)).map((k) => k.status), [1, 1, 1], 'auto_ban 0: no key is disabled')
-  t.equal((await keys(noBan.id))[1]!.last_error, 'Incorrect API key provided', 'but the error is recorded')
+  t.equal((await keys(noBan.id))[1]!.last_error, 'upstream answered HTTP 401 (invalid_api_key): Incorrect API key provided', 'but the error is recorded')
 
   await app.saveOptions({ AutomaticDisableChannelEnabled: 'false' })
   const off = await create({ name: 'off', base_url: up.base, key: DEAD + '\nsk-dead-four-4444' })

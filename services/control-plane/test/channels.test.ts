@@ -50,8 +50,8 @@ t.test('creates a channel with the defaults, its key sealed at rest, its abiliti
   t.same(await abilities(app), [`${c.id}|default|gpt-4o|on|0|0|`, `${c.id}|default|gpt-4o-mini|on|0|0|`].sort())
 
   const detail = await app.inject({ url: `/api/channel/${c.id}`, headers: (await login(app, ROOT.username, ROOT.password)).headers })
-  t.equal(detail.json().data.key, 'sk-one', 'an admin reads the key of one channel')
-  t.equal(detail.headers['cache-control'], 'no-store')
+  t.notOk('key' in detail.json().data, 'the detail never carries the key (test/channel-key-reveal.test.ts)')
+  t.equal(detail.json().data.key_hint, '…ne', 'only its hint: the last 2 characters of a short key')
 
   t.equal((await create({ type: 3 })).other, '2023-06-01-preview', 'Azure gets a default API version')
   t.equal((await create({ type: 3, other: '2024-10-21' })).other, '2024-10-21', 'a given version is kept')
@@ -83,19 +83,21 @@ t.test('batch mode creates one channel per key line; otherwise the lines make on
   t.same(JSON.parse(app.secrets.open(saRow.key)), { type: 'service_account', project_id: 'p' }, 'a JSON key stays one credential')
 })
 
-t.test('copying posts a loaded channel back: a new channel with the same settings and key', async (t) => {
+t.test('copying makes a new channel with the same settings and key, fresh counters and status', async (t) => {
   const { app, call, create } = await setup(t)
   const original = await create({ name: 'orig', key: 'sk-a\nsk-b', models: 'm1,m2', groups: 'vip', priority: 4, weight: 2, tag: 't', model_mapping: '{"m1":"m1-x"}', test_model: 'm2', auto_ban: 0 })
   await call('PUT', '/api/channel/', { id: original.id, status: 2 })
   await app.db.updateTable('channels').set({ used_quota: 500, response_time: 321 }).where('id', '=', original.id).execute()
   const loaded = (await call('GET', `/api/channel/${original.id}`)).data
-  const copy = await call('POST', '/api/channel/', { ...loaded, name: 'orig copy' })
+  const copy = await call('POST', `/api/channel/copy/${original.id}`)
   t.equal(copy.success, true)
-  const c = copy.data[0]
+  const c = copy.data
   t.not(c.id, original.id)
-  t.match(c, { name: 'orig copy', models: 'm1,m2', group: 'vip', priority: 4, weight: 2, tag: 't', test_model: 'm2', auto_ban: 0, status: 1, used_quota: 0, response_time: 0, other_info: {} })
+  t.match(c, { name: 'orig copy', models: 'm1,m2', group: 'vip', priority: 4, weight: 2, tag: 't', test_model: 'm2', auto_ban: 0, status: 1, used_quota: 0, response_time: 0, other_info: {}, key_count: 2 })
   t.equal(c.model_mapping, loaded.model_mapping)
-  t.equal((await call('GET', `/api/channel/${c.id}`)).data.key, 'sk-a\nsk-b', 'the key is copied')
+  const sealed = await app.db.selectFrom('channels').select('key').where('id', '=', c.id).executeTakeFirstOrThrow()
+  t.equal(app.secrets.open(sealed.key), 'sk-a\nsk-b', 'the key is copied')
+  t.same(await abilities(app).then((a) => a.filter((l) => l.startsWith(`${c.id}|`))), [`${c.id}|vip|m1|on|4|2|t`, `${c.id}|vip|m2|on|4|2|t`], 'with its routing rows')
 })
 
 t.test('refuses invalid channels with a message in the caller\'s language', async (t) => {
@@ -150,7 +152,7 @@ t.test('the edit form keeps absent fields and a blank key; abilities follow ever
 
   await call('PUT', '/api/channel/', { id: c.id, key: 'sk-new1\nsk-new2' })
   t.equal(await key(), 'sk-new1\nsk-new2', 'a new key replaces the old')
-  const azure = await call('PUT', '/api/channel/', { id: c.id, type: 3, other: '' })
+  const azure = await call('PUT', '/api/channel/', { id: c.id, type: 3, other: '', key: 'sk-azure' })
   t.equal(azure.data.other, '2023-06-01-preview', 'changing the type applies its default')
 
   t.same(await call('PUT', '/api/channel/', { id: c.id, models: '' }), { success: false, message: 'Please choose at least one model' })
@@ -262,17 +264,18 @@ t.test('searches by id, name or key, and by group and model', async (t) => {
   const search = async (query: string) => ((await call('GET', `/api/channel/search?${query}`)).data.items as Array<{ id: number }>).map((i) => i.id)
   t.same(await search(`keyword=${alpha.id}`), [gamma.id, alpha.id], 'a numeric keyword matches the id (and names containing it)')
   t.same(await search('keyword=ALPHA'), [alpha.id], 'names match case-insensitively')
-  t.same(await search('keyword=7f3a'), [alpha.id], 'part of a key matches')
-  t.same(await search('keyword=7f3'), [], 'keys match only keywords of 4 characters or more')
-  t.same(await search('keyword=spare-55'), [beta.id], 'any line of a multi-key channel matches')
-  t.same(await search('keyword=sk-live'), [beta.id, alpha.id])
+  t.same(await search('keyword=sk-live-7f3a9c'), [alpha.id], 'a whole key matches')
+  t.same(await search('keyword=7f3a'), [], 'part of a key does not: keys are write-only, a search must not read one out')
+  t.same(await search('keyword=sk-spare-55aa'), [beta.id], 'any line of a multi-key channel matches')
+  t.same(await search('keyword=sk-live'), [])
   t.same(await search('keyword=nothing-like-it'), [])
   t.same(await search('keyword=%25'), [], 'LIKE wildcards are literal')
   t.same(await search('group=vip'), [beta.id, alpha.id], 'group is one element of the list')
   t.same(await search('group=vi'), [], 'no partial group match')
   t.same(await search('model=gpt-4o'), [gamma.id, alpha.id], 'model is one element of the list (not gpt-4o-mini)')
   t.same(await search('model=gpt-4o&group=vip'), [alpha.id], 'filters combine')
-  t.same(await search('keyword=sk-live&model=gpt-4o-mini'), [beta.id])
+  t.same(await search('keyword=sk-live-2b8e1d&model=gpt-4o-mini'), [beta.id])
+  t.same(await search('keyword=sk-live-2b8e1d&model=gpt-4o'), [])
   const tagMode = (await call('GET', '/api/channel/search?group=default&tag_mode=true')).data
   t.equal(tagMode.total, 2)
   t.same(tagMode.items.map((i: { id?: number, tag?: string, children?: Array<{ id: number }> }) => i.id ?? i.children!.map((c) => c.id)), [[gamma.id], alpha.id],
@@ -335,7 +338,8 @@ t.test('every channel route refuses normal users and anonymous callers', async (
   const routes = app.routeAccess.filter((r) => r.url.startsWith('/api/channel'))
   t.ok(routes.length >= 17)
   for (const route of routes) {
-    t.equal(route.auth, 'admin', `${route.method} ${route.url} is for admins`)
+    // Reading a key back is the super admin's alone (keys are write-only to admins).
+    t.equal(route.auth, route.url === '/api/channel/:id/key' ? 'root' : 'admin', `${route.method} ${route.url} is for admins`)
     const url = route.url.replace(/:(\w+)/g, '1')
     const res = await app.inject({ method: route.method as 'GET', url, headers: normal.headers, ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: {} }) })
     t.equal(res.statusCode, 403, `${route.method} ${route.url} refuses a normal user`)

@@ -55,3 +55,12 @@ export async function userSession (app: FastifyInstance, username: string, role:
   const row = await createAccount(app, { username, password: 'password123', role })
   return { ...await login(app, username, 'password123'), row }
 }
+
+/**
+ * Confirms the session's password through POST /api/verify, as changing a password, an email or
+ * a credential option requires (secure verification, five minutes).
+ */
+export async function verifySession (app: FastifyInstance, headers: Record<string, string>, password = 'password123'): Promise<void> {
+  const res = await app.inject({ method: 'POST', url: '/api/verify', headers, payload: { method: 'password', value: password } })
+  if (res.json().success !== true) throw new Error(`verification failed: ${res.json().message}`)
+}

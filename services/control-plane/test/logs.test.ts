@@ -111,7 +111,7 @@ t.test('logs and dashboard', async (t) => {
     t.same(ids(deleted.data.items), newestFirst(rows.filter((r) => r.user_id === carol.user.id)), 'a deleted user\'s logs are still found by username')
   })
 
-  // A normal user's own logs reach back 3 days (SPEC.md section 2).
+  // A normal user's own logs reach back 3 days.
   const recentOwn = (userId: number) => rows.filter((r) => r.user_id === userId && r.created_at >= now - 3 * DAY)
 
   await t.test('a user sees only their own logs, without admin-only fields', async (t) => {

@@ -1,12 +1,14 @@
 import { OPTION_DEFAULTS, SECRET_OPTIONS } from '@modelgate/contracts'
 import t from 'tap'
-import { build, login, ROOT, sharedEnv } from './helpers.js'
+import { build, login, ROOT, sharedEnv, verifySession } from './helpers.js'
 
 t.test('the super admin reads every option; credentials only say whether they are set', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
   const put = async (key: string, value: unknown) =>
     (await app.inject({ method: 'PUT', url: '/api/option/', headers: { ...root.headers, 'accept-language': 'en' }, payload: { key, value } })).json()
+  // Setting a credential needs a fresh secure verification (test/two-factor.test.ts).
+  await verifySession(app, root.headers, ROOT.password)
   t.equal((await put('SMTPToken', 'smtp-secret-value')).success, true)
   t.equal((await put('GitHubClientSecret', 'gh-secret-value')).success, true)
   const res = await app.inject({ url: '/api/option/', headers: root.headers })

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { createAccount } from '../src/services/users.js'
 import { cooldownKey, verifyKey } from '../src/services/verification.js'
-import { build, login, userSession } from './helpers.js'
+import { build, login, userSession, verifySession } from './helpers.js'
 
 const EN = { 'accept-language': 'en-US,en;q=0.9' }
 
@@ -444,6 +444,8 @@ t.test('a reset mail goes to no unknown address, answers as if it did, and waits
 t.test('a signed-in user binds an e-mail with a code mailed to it', async (t) => {
   const app = await buildWithMail(t)
   const s = await userSession(app, 'binder')
+  // Binding (changing) the address needs a fresh secure verification (test/two-factor.test.ts).
+  await verifySession(app, s.headers)
   const email = 'bind-me@example.com'
   const changes: ConfigChange[] = []
   app.onChange((c) => changes.push(c))
@@ -471,6 +473,7 @@ t.test('a signed-in user binds an e-mail with a code mailed to it', async (t) =>
 t.test('binding an e-mail that another account holds is refused', async (t) => {
   const app = await buildWithMail(t)
   const s = await userSession(app, 'binder')
+  await verifySession(app, s.headers)
   const email = 'bind-race@example.com'
   await requestCode(app, email)
   const code = codeIn(smtp.lastTo(email))

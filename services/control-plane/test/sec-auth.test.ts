@@ -10,7 +10,7 @@ import type { Test } from 'tap'
 import t from 'tap'
 import controlPlane from '../src/app.js'
 import { createAccount } from '../src/services/users.js'
-import { login, ROOT, sharedEnv, userSession } from './helpers.js'
+import { login, ROOT, sharedEnv, userSession, verifySession } from './helpers.js'
 
 const EN = { 'accept-language': 'en' }
 
@@ -59,6 +59,7 @@ t.test('SEC-01 the default root account warns on every start and until its passw
   t.equal(self.json().data.password_is_default, true, 'the self view carries the flag the console shows on every page')
   t.equal((await a.inject({ url: '/api/status' })).statusCode, 200)
 
+  await verifySession(a, current, ROOT.password)
   const change = await a.inject({ method: 'PUT', url: '/api/user/self', headers: { ...current, ...EN }, payload: { password: 'n3w-root-pass', original_password: ROOT.password } })
   t.equal(change.json().success, true)
   t.equal(change.json().data.password_is_default, false, 'the flag is gone')
@@ -177,6 +178,7 @@ t.test('SEC-03 passwords are argon2id hashes that no API returns, re-salted on c
     t.notOk(hashed.access_token_hash !== null && res.body.includes(hashed.access_token_hash), 'no access-token hash')
   }
 
+  await verifySession(app, user.headers)
   const change = await app.inject({ method: 'PUT', url: '/api/user/self', headers: user.headers, payload: { password: 'password123', original_password: 'password123' } })
   t.equal(change.json().success, true, 'the same password set again')
   const after = await app.db.selectFrom('users').select('password_hash').where('id', '=', row.id).executeTakeFirstOrThrow()

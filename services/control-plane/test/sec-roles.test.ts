@@ -6,7 +6,7 @@ import { createServiceEnv } from '@modelgate/testing'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import t, { type Test } from 'tap'
 import controlPlane from '../src/app.js'
-import { login, ROOT, type Session, userSession } from './helpers.js'
+import { login, ROOT, type Session, userSession, verifySession } from './helpers.js'
 
 const EN = { 'accept-language': 'en' }
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE'
@@ -48,7 +48,7 @@ async function snapshot (app: FastifyInstance) {
 }
 
 /**
- * What SECURITY-CASES.md SEC-07 names as admin (or super admin) only: each must be declared at least
+ * What SEC-07 (SECURITY.md) names as admin (or super admin) only: each must be declared at least
  * that level, so weakening a declaration fails here even though the route still "has" one.
  */
 const MUST_BE: Record<string, Level> = {
@@ -67,12 +67,19 @@ const MUST_BE: Record<string, Level> = {
   'POST /api/channel/fix': 'admin',
   'PUT /api/channel/tag': 'admin',
   'GET /api/channel/:id/keys': 'admin',
+  'POST /api/channel/:id/key': 'root',
+  'POST /api/channel/copy/:id': 'admin',
   'GET /api/user': 'admin',
   'GET /api/user/search': 'admin',
   'GET /api/user/:id': 'admin',
   'POST /api/user': 'admin',
   'PUT /api/user': 'admin',
   'POST /api/user/manage': 'admin',
+  'GET /api/user/2fa/stats': 'admin',
+  'DELETE /api/user/:id/2fa': 'admin',
+  'GET /api/user/:id/passkey': 'admin',
+  'DELETE /api/user/:id/passkey': 'admin',
+  'DELETE /api/user/:id/reset_passkey': 'admin',
   'GET /api/redemption': 'admin',
   'GET /api/redemption/search': 'admin',
   'GET /api/redemption/:id': 'admin',
@@ -86,7 +93,9 @@ const MUST_BE: Record<string, Level> = {
   'GET /api/option': 'root',
   'PUT /api/option': 'root',
   'POST /api/option/rest_model_ratio': 'root',
-  'DELETE /api/log': 'root'
+  'DELETE /api/log': 'root',
+  'GET /api/audit': 'root',
+  'GET /api/audit/export': 'root'
 }
 
 /**
@@ -95,9 +104,13 @@ const MUST_BE: Record<string, Level> = {
  */
 const PUBLIC = new Set([
   'GET /api/status', 'GET /api/notice', 'GET /api/about', 'GET /api/home_page_content', 'GET /api/pricing',
-  'POST /api/user/login', 'POST /api/user/register', 'GET /api/user/logout', 'POST /api/user/reset',
+  'POST /api/user/login', 'POST /api/user/login/2fa', 'POST /api/user/register', 'GET /api/user/logout', 'POST /api/user/reset',
+  // Passwordless sign-in with a passkey: the challenge, and the answer that signs in.
+  'POST /api/user/passkey/login/begin', 'POST /api/user/passkey/login/finish',
   'GET /api/verification', 'GET /api/reset_password',
   'GET /api/oauth/state', 'GET /api/oauth/github', 'GET /api/oauth/linuxdo', 'GET /api/oauth/wechat', 'GET /api/oauth/telegram/login',
+  // The super admin's OpenID Connect / OAuth 2.0 providers: start (PKCE, state, nonce) and callback.
+  'GET /api/oauth/:slug/authorize', 'GET /api/oauth/:slug',
   'GET /api/user/epay/notify', 'POST /api/user/epay/notify',
   // Token-keyed (sk- key in Authorization), not a console session: checked by its own handler.
   'GET /api/usage/token'
@@ -252,6 +265,8 @@ t.test('SEC-10 option secrets are write-only: masked on read, absent from /api/s
   const stored = async (key: string) => (await app.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value
   const put = async (headers: Record<string, string>, payload: object) => await call(app, headers, 'PUT', '/api/option/', payload)
   t.equal((await put(root.headers, { key: 'ServerAddress', value: 'https://gw.example.com' })).body?.success, true, 'the payment settings need a server address first')
+  // Setting a credential needs a fresh secure verification (test/two-factor.test.ts).
+  await verifySession(app, root.headers, ROOT.password)
   for (const [key, value] of Object.entries(secrets)) {
     const res = await put(root.headers, { key, value })
     t.equal(res.body?.success, true, `root sets ${key}`)

@@ -2,7 +2,7 @@ import type { UserView } from '@modelgate/contracts'
 
 const USER_KEY = 'user'
 
-/** The signed-in user as the console keeps it between loads (SPEC.md section 4, Session). */
+/** The signed-in user as the console keeps it between loads (docs/domain.md, Session). */
 export type StoredUser = Pick<UserView, 'id' | 'username' | 'display_name' | 'role' | 'status' | 'group'> & Partial<UserView>
 
 export function storedUser (): StoredUser | undefined {

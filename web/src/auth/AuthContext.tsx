@@ -1,7 +1,7 @@
 import type { UserView } from '@modelgate/contracts'
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react'
 import { useNavigate } from 'react-router-dom'
-import { get, onUnauthorized } from '../api/client'
+import { get, onTwoFactorSetupRequired, onUnauthorized } from '../api/client'
 import { type StoredUser, storedUser, storeUser } from '../api/session'
 
 export interface AuthState {
@@ -31,6 +31,10 @@ export function AuthProvider ({ children }: { children: ReactNode }) {
       storeUser(undefined)
       setUser(undefined)
       if (!window.location.pathname.startsWith('/login')) navigate('/login?expired=true')
+    })
+    // An admin without 2FA while the super admin requires it: the setup screen, before anything else.
+    onTwoFactorSetupRequired(() => {
+      if (window.location.pathname !== '/two-factor') navigate('/two-factor', { replace: true })
     })
   }, [navigate])
 

@@ -42,7 +42,7 @@ export interface PagedTableProps {
 }
 
 /**
- * A table of one page of rows with the page size choices of SPEC.md section 9. It scrolls sideways
+ * A table of one page of rows with the page size choices of docs/domain.md. It scrolls sideways
  * inside its own box, so a wide table never makes the page wider than the window.
  */
 export function PagedTable ({ ariaLabel, testId, loading, head, children, empty, emptyText, columns, paging, containerSx }: PagedTableProps) {

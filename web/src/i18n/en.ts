@@ -4,7 +4,7 @@ export const en = {
     home: 'Home', console: 'Console', about: 'About', login: 'Log in', register: 'Register', logout: 'Log out',
     channel: 'Channels', token: 'Tokens', user: 'Users', log: 'Logs', detail: 'Dashboard', setting: 'Settings',
     topup: 'Wallet', playground: 'Playground', redemption: 'Redemption codes', midjourney: 'Drawing', task: 'Music tasks',
-    pricing: 'Pricing', chat: 'Chat', menu: 'Menu', personal: 'Personal settings'
+    pricing: 'Pricing', chat: 'Chat', menu: 'Menu', personal: 'Personal settings', audit: 'Audit trail'
   },
   theme: { light: 'Light', dark: 'Dark', system: 'Follow system', choose: 'Theme' },
   language: { switch: '中文', choose: 'Language' },

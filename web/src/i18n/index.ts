@@ -29,7 +29,7 @@ function remember (lng: string): void {
   document.cookie = `lang=${lng === 'en' ? 'en' : 'zh'}; path=/; max-age=31536000; samesite=lax`
 }
 
-// Chinese is the fallback language (SPEC.md section 1); the saved choice is restored on load.
+// Chinese is the fallback language; the saved choice is restored on load.
 void i18n.use(initReactI18next).init({
   resources: { en: { translation: catalogues.en }, zh: { translation: catalogues.zh } },
   lng: savedLanguage(),

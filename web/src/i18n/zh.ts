@@ -6,7 +6,7 @@ export const zh: Translations<Messages> = {
     home: '首页', console: '控制台', about: '关于', login: '登录', register: '注册', logout: '退出登录',
     channel: '渠道', token: '令牌', user: '用户管理', log: '日志', detail: '数据看板', setting: '设置',
     topup: '钱包', playground: '操练场', redemption: '兑换码', midjourney: '绘图', task: '音乐任务',
-    pricing: '模型价格', chat: '聊天', menu: '菜单', personal: '个人设置'
+    pricing: '模型价格', chat: '聊天', menu: '菜单', personal: '个人设置', audit: '审计日志'
   },
   theme: { light: '浅色', dark: '深色', system: '跟随系统', choose: '主题' },
   language: { switch: 'English', choose: '语言' },

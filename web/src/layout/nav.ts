@@ -4,13 +4,13 @@ export interface NavEntry {
   to: string
   /** i18n key of the label. */
   label: string
-  /** Minimum role (1 user, 10 admin). */
+  /** Minimum role (1 user, 10 admin, 100 super admin). */
   role: number
   /** Shown only when this returns true for the status object. */
   when?: (status: StatusData | undefined) => boolean
 }
 
-/** Sidebar entries in order; the role hides entries a user may not use (SPEC.md section 6). */
+/** Sidebar entries in order; the role hides entries a user may not use (docs/domain.md). */
 export const NAV: NavEntry[] = [
   { to: '/detail', label: 'nav.detail', role: 1 },
   { to: '/channel', label: 'nav.channel', role: 10 },
@@ -20,6 +20,7 @@ export const NAV: NavEntry[] = [
   { to: '/topup', label: 'nav.topup', role: 1 },
   { to: '/user', label: 'nav.user', role: 10 },
   { to: '/log', label: 'nav.log', role: 1 },
+  { to: '/audit', label: 'nav.audit', role: 100 },
   { to: '/midjourney', label: 'nav.midjourney', role: 1, when: (s) => s?.enable_drawing === true },
   { to: '/task', label: 'nav.task', role: 1, when: (s) => s?.enable_task === true },
   { to: '/pricing', label: 'nav.pricing', role: 1 },

@@ -1,7 +1,7 @@
 import type { StatusData } from '@modelgate/contracts'
 import dayjs from 'dayjs'
 
-/** 10k -> k, 1M -> M, 1B -> B (SPEC.md section 9). */
+/** 10k -> k, 1M -> M, 1B -> B (docs/domain.md). */
 export function renderNumber (n: number): string {
   const abs = Math.abs(n)
   if (abs >= 1e9) return `${trim(n / 1e9)}B`

@@ -17,7 +17,7 @@ export function usePersistentState<T> (key: string, initial: T): [T, (value: T) 
   return [value, set]
 }
 
-/** Page sizes offered by every table (SPEC.md section 9). */
+/** Page sizes offered by every table (docs/domain.md). */
 export const PAGE_SIZES = [10, 20, 50, 100]
 
 /** The page size shared by the screens that do not keep their own, remembered under `page-size`. */

@@ -144,6 +144,17 @@ export async function findChannelKeysByIds (db: Db, ids: readonly number[]): Pro
   return await db.selectFrom('channels').select(['id', 'key']).where('id', 'in', [...ids]).execute()
 }
 
+/** The whole rows of the channels `ids`, by id (for the audit trail's before and after). */
+export async function findChannelsByIds (db: Db, ids: readonly number[]): Promise<Channel[]> {
+  if (ids.length === 0) return []
+  return await db.selectFrom('channels').selectAll().where('id', 'in', [...ids]).orderBy('id').execute()
+}
+
+/** The whole rows of the channels tagged `tag`, by id (for the audit trail's before). */
+export async function findChannelsByTag (db: Db, tag: string): Promise<Channel[]> {
+  return await db.selectFrom('channels').selectAll().where('tag', '=', tag).orderBy('id').execute()
+}
+
 /** Filters of {@link listChannels}; they combine with AND. */
 export interface ChannelFilter {
   /** Matches a channel whose name contains `text` (case-insensitive) or whose id is in `ids`. */

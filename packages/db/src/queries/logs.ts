@@ -24,7 +24,7 @@ export async function listLogPartitions (db: Kysely<Database>): Promise<Array<{ 
   return rows
 }
 
-/** Log types (SPEC.md section 3). */
+/** Log types (docs/domain.md). */
 export const LOG_TYPE = { unknown: 0, topup: 1, consume: 2, manage: 3, system: 4, error: 5 } as const
 
 /** Appends one log row; created_at defaults to now. */

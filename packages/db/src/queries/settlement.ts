@@ -86,7 +86,7 @@ export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opt
   })
 }
 
-/** How the tokens divide into text and audio, for requests that had audio (SPEC.md section 3). */
+/** How the tokens divide into text and audio, for requests that had audio (docs/domain.md). */
 function audioSplit (e: SettlementInput): Record<string, number | boolean> {
   const audioIn = e.audio_prompt_tokens ?? 0
   const audioOut = e.audio_completion_tokens ?? 0
@@ -94,7 +94,7 @@ function audioSplit (e: SettlementInput): Record<string, number | boolean> {
   return { audio: true, text_input: e.prompt_tokens - audioIn, text_output: e.completion_tokens - audioOut, audio_input: audioIn, audio_output: audioOut }
 }
 
-/** The log row of one settled event (SPEC.md section 3, `other` with ratios and admin_info). */
+/** The log row of one settled event (docs/domain.md, `other` with ratios and admin_info). */
 function logRow (e: SettlementInput) {
   const served = e.outcome !== 'failed'
   return {

@@ -3,7 +3,7 @@ import type { Database, NewUser, User, UserUpdate } from '../schema/index.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-/** Role numbers (SPEC.md section 6). */
+/** Role numbers (docs/domain.md). */
 export const ROLE = { common: 1, admin: 10, root: 100 } as const
 
 /**

@@ -16,7 +16,7 @@ export interface ChannelKeyState {
 /** Upstream provider account. */
 export interface ChannelsTable {
   id: Generated<number>
-  /** Channel type number (SPEC.md section 3). */
+  /** Channel type number (docs/domain.md). */
   type: Generated<number>
   name: Generated<string>
   /** Upstream credential(s), one per line in multi-key channels; never logged. */

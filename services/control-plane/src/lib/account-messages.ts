@@ -1,6 +1,6 @@
 import { defineMessages } from './i18n.js'
 
-/** Registration, e-mail codes, password reset and e-mail binding (SPEC.md sections 5 and 8). */
+/** Registration, e-mail codes, password reset and e-mail binding (docs/domain.md). */
 export const AM = defineMessages({
   registerDisabled: { en: 'Registration has been disabled by the administrator', zh: '管理员关闭了新用户注册' },
   passwordRegisterDisabled: {

@@ -1,12 +1,16 @@
 import { defineMessages } from './i18n.js'
 
-/** Channel administration (SPEC.md sections 4, 5 and 8). */
+/** Channel administration (docs/domain.md). */
 export const CM = defineMessages({
   channelNotFound: { en: 'Channel not found, refresh and retry', zh: '渠道不存在，请刷新后重试' },
   nameRequired: { en: 'Please fill in the channel name', zh: '请填写渠道名称' },
   groupsRequired: { en: 'Please choose at least one group', zh: '请至少选择一个分组' },
   modelsRequired: { en: 'Please choose at least one model', zh: '请至少选择一个模型' },
   keyRequired: { en: 'Please fill in the key', zh: '请填写密钥' },
+  keyForNewTarget: {
+    en: 'Changing the type, base URL or proxy sends the key somewhere else: enter the key again',
+    zh: '修改类型、代理地址（Base URL）或代理会把密钥发往别处：请重新填写密钥'
+  },
   tooManyKeys: { en: 'A batch may create at most {max} channels', zh: '批量创建最多 {max} 个渠道' },
   unknownType: { en: 'Unknown channel type {type}', zh: '未知的渠道类型 {type}' },
   badBaseUrl: { en: 'The base URL must be an http:// or https:// address', zh: '代理地址（Base URL）必须是 http:// 或 https:// 地址' },

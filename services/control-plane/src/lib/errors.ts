@@ -11,13 +11,16 @@ export class ApiError extends Error {
   readonly vars: Record<string, string | number>
   /** Response headers of the refusal (Retry-After on a 429). */
   readonly headers: Record<string, string> | undefined
+  /** The envelope's `data` on the refusal: a machine-readable flag the console acts on (e.g. `require_verification`). */
+  readonly data: Record<string, unknown> | undefined
 
-  constructor (status: number, msg: Msg, vars: Record<string, string | number> = {}, headers?: Record<string, string>) {
+  constructor (status: number, msg: Msg, vars: Record<string, string | number> = {}, headers?: Record<string, string>, data?: Record<string, unknown>) {
     super(msg.en)
     this.status = status
     this.msg = msg
     this.vars = vars
     this.headers = headers
+    this.data = data
   }
 }
 

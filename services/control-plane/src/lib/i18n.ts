@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 
-/** Console message languages; Chinese is the fallback (SPEC.md section 1). */
+/** Console message languages; Chinese is the fallback. */
 export type Lang = 'en' | 'zh'
 
 /** One message in both languages; `{name}` placeholders are filled by {@link t}. */

@@ -1,6 +1,6 @@
 import { defineMessages } from './i18n.js'
 
-/** Messages shared across the console API (SPEC.md section 8). */
+/** Messages shared across the console API (ARCHITECTURE.md "Console API conventions"). */
 export const M = defineMessages({
   ok: { en: '', zh: '' },
   notFound: { en: 'Not found', zh: '未找到' },

@@ -1,6 +1,6 @@
 import { defineMessages } from './i18n.js'
 
-/** Messages of OAuth sign-in and account binding (SPEC.md section 8). */
+/** Messages of OAuth sign-in and account binding (ARCHITECTURE.md "Console API conventions"). */
 export const OM = defineMessages({
   notEnabled: {
     en: 'The administrator has not enabled sign-in and registration through {provider}',
@@ -20,6 +20,10 @@ export const OM = defineMessages({
     zh: '该 {provider} 账户已被绑定'
   },
   registerDisabled: { en: 'The administrator has closed new registrations', zh: '管理员关闭了新用户注册' },
+  signUpClosed: {
+    en: 'New accounts cannot be created through {provider}; sign in with an existing account and bind {provider} in the personal settings',
+    zh: '不能通过 {provider} 注册新账户；请用已有账户登录，再在个人设置中绑定 {provider}'
+  },
   providerRefused: { en: '{provider} sign-in failed: {detail}', zh: '{provider} 登录失败：{detail}' },
   providerUnavailable: {
     en: '{provider} could not be reached; please try again later',

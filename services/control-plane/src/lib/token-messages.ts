@@ -1,6 +1,6 @@
 import { defineMessages } from './i18n.js'
 
-/** Relay token management (SPEC.md sections 4, 5 and 8). */
+/** Relay token management (docs/domain.md). */
 export const TM = defineMessages({
   tokenNotFound: { en: 'Token not found', zh: '令牌不存在' },
   nameRequired: { en: 'The token name cannot be empty', zh: '令牌名称不能为空' },

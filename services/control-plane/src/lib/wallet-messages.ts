@@ -1,6 +1,6 @@
 import { defineMessages } from './i18n.js'
 
-/** Redemption codes, redeeming and online top-up (SPEC.md sections 4, 5 and 8). */
+/** Redemption codes, redeeming and online top-up (docs/domain.md). */
 export const WM = defineMessages({
   redemptionNotFound: { en: 'Redemption code not found', zh: '兑换码不存在' },
   nameLength: { en: 'The name must be 1 to {max} characters', zh: '兑换码名称长度必须在 1 到 {max} 个字符之间' },

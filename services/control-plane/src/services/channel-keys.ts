@@ -40,6 +40,20 @@ function keyViews (row: Pick<Channel, 'key_states'>, keys: readonly string[]): C
   })
 }
 
+/**
+ * `POST /api/channel/{id}/key` (root, after a fresh verification; the route checks both): the
+ * stored key as it was entered, one credential per line, and the channel's name for the audit entry.
+ */
+export async function revealChannelKey (app: FastifyInstance, id: number): Promise<{ key: string, name: string }> {
+  const row = await findChannelById(app.db, id)
+  if (row === undefined) throw fail(CM.channelNotFound)
+  try {
+    return { key: app.secrets.open(row.key), name: row.name }
+  } catch {
+    throw fail(CM.sealedKey)
+  }
+}
+
 /** `GET /api/channel/{id}/keys`: every key of the channel, masked, with its state, in key-line order. */
 export async function listChannelKeys (app: FastifyInstance, id: number): Promise<ChannelKeyView[]> {
   const { row, keys } = await channelWithKeys(app, id)

@@ -42,14 +42,15 @@ import { pageOf } from '../lib/paging.js'
 import type { Msg } from '../lib/i18n.js'
 import { CM } from '../lib/channel-messages.js'
 import { checkOutbound } from '../lib/outbound.js'
+import { keyHint } from './channel-keys.js'
 
-/** SPEC.md section 9: a new channel's groups. */
+/** docs/domain.md: a new channel's groups. */
 const DEFAULT_CHANNEL_GROUPS = ['default']
-/** Lowest priority an admin may set (SPEC.md section 5). */
+/** Lowest priority an admin may set (docs/domain.md). */
 const PRIORITY_MIN = -999
 /** Channels one batch may create. */
 const BATCH_MAX = 1000
-/** Type-specific `other` defaults (SPEC.md section 5): Azure API version, Spark version. */
+/** Type-specific `other` defaults (docs/domain.md): Azure API version, Spark version. */
 const OTHER_DEFAULTS: Readonly<Record<number, string>> = { 3: '2023-06-01-preview', 18: 'v2.1' }
 /** Keys are matched by substring only for keywords this long: shorter ones would match nearly every key. */
 const KEY_SEARCH_MIN = 4
@@ -66,23 +67,28 @@ function otherInfo (info: Record<string, unknown>): ChannelView['other_info'] {
   return out
 }
 
-/** How many credentials a sealed key holds; 0 when CRYPTO_SECRET cannot open it. */
-function countKeys (app: FastifyInstance, row: Pick<Channel, 'key'>): number {
+/** What a view may say of a channel's key: how many credentials it holds and the first one's hint. */
+interface KeyInfo { count: number, hint: string }
+const NO_KEY: KeyInfo = { count: 0, hint: '' }
+
+/** The key info of a sealed key; none when CRYPTO_SECRET cannot open it. */
+function keyInfo (app: FastifyInstance, row: Pick<Channel, 'key'>): KeyInfo {
   try {
-    return channelKeys(row, app.secrets).length
+    const keys = channelKeys(row, app.secrets)
+    return { count: keys.length, hint: keys[0] === undefined ? '' : keyHint(keys[0]) }
   } catch {
-    return 0
+    return NO_KEY
   }
 }
 
-/** Key counts of the channels `ids` (their keys are sealed, so they are opened here). */
-async function keyCounts (app: FastifyInstance, ids: readonly number[]): Promise<Map<number, number>> {
+/** Key infos of the channels `ids` (their keys are sealed, so they are opened here). */
+async function keyInfos (app: FastifyInstance, ids: readonly number[]): Promise<Map<number, KeyInfo>> {
   const rows = await findChannelKeysByIds(app.db, ids)
-  return new Map(rows.map((r) => [r.id, countKeys(app, r)]))
+  return new Map(rows.map((r) => [r.id, keyInfo(app, r)]))
 }
 
-/** A channel as lists show it: never the key, only how many it holds. */
-function channelView (row: PublicChannel, keyCount: number): ChannelView {
+/** A channel as lists and the detail show it: never the key, only how many it holds and a hint. */
+function channelView (row: PublicChannel, key: KeyInfo): ChannelView {
   return {
     id: row.id,
     type: row.type,
@@ -114,20 +120,21 @@ function channelView (row: PublicChannel, keyCount: number): ChannelView {
     header_override: row.header_override,
     multi_key_mode: row.multi_key_mode,
     key_states: row.key_states,
-    key_count: keyCount
+    key_count: key.count,
+    key_hint: key.hint
   }
 }
 
-/** One channel's view with its key count read from the database. */
+/** One channel's view with its key info read from the database. */
 async function viewOf (app: FastifyInstance, row: PublicChannel): Promise<ChannelView> {
-  return channelView(row, (await keyCounts(app, [row.id])).get(row.id) ?? 0)
+  return channelView(row, (await keyInfos(app, [row.id])).get(row.id) ?? NO_KEY)
 }
 
 const common = <T>(values: T[]): T | undefined => values.every((v) => v === values[0]) ? values[0] : undefined
 const union = (lists: string[]): string => [...new Set(lists.flatMap((l) => nameList(l)))].sort().join(',')
 
-function tagRow (tag: string, children: PublicChannel[], counts: ReadonlyMap<number, number>): ChannelTagRow {
-  const views = children.map((c) => channelView(c, counts.get(c.id) ?? 0))
+function tagRow (tag: string, children: PublicChannel[], infos: ReadonlyMap<number, KeyInfo>): ChannelTagRow {
+  const views = children.map((c) => channelView(c, infos.get(c.id) ?? NO_KEY))
   return {
     tag,
     children: views,
@@ -144,7 +151,7 @@ function tagRow (tag: string, children: PublicChannel[], counts: ReadonlyMap<num
 }
 
 // ---------------------------------------------------------------------------------------------
-// Normalising and validating input (SPEC.md section 5)
+// Normalising and validating input (docs/domain.md)
 
 /**
  * The credentials of a key field, one per line. A JSON object (a cloud service-account key) is one
@@ -380,19 +387,23 @@ function columnsOf (d: ChannelDraft): Omit<NewChannel, 'key'> {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** Ids of channels whose opened key contains `keyword` (keys are sealed, so they are opened here). */
+/**
+ * Ids of channels holding `keyword` as one of their keys (keys are sealed, so they are opened
+ * here). Whole keys only: a substring match would let an admin read a key out one character at
+ * a time through the search, and keys are write-only.
+ */
 async function channelIdsByKey (app: FastifyInstance, keyword: string): Promise<number[]> {
   const ids: number[] = []
   for (let after = 0; ;) {
     const batch = await findChannelKeysAfter(app.db, after, KEY_SEARCH_BATCH)
     for (const row of batch) {
-      let plain: string
+      let keys: string[]
       try {
-        plain = app.secrets.open(row.key)
+        keys = channelKeys(row, app.secrets)
       } catch {
         continue
       }
-      if (plain.includes(keyword)) ids.push(row.id)
+      if (keys.includes(keyword)) ids.push(row.id)
     }
     if (batch.length < KEY_SEARCH_BATCH) return ids
     after = batch[batch.length - 1]!.id
@@ -414,13 +425,13 @@ export async function listChannelPage (app: FastifyInstance, q: ChannelSearchQue
   const query = { filter, idSort: q.id_sort === true, offset, limit: pageSize }
   if (q.tag_mode === true) {
     const { items, total } = await listChannelsByTag(app.db, query)
-    const counts = await keyCounts(app, items.flatMap((r) => r.tag === null ? [r.channel.id] : r.children.map((c) => c.id)))
-    const rows = items.map((r): ChannelListItem => r.tag === null ? channelView(r.channel, counts.get(r.channel.id) ?? 0) : tagRow(r.tag, r.children, counts))
+    const infos = await keyInfos(app, items.flatMap((r) => r.tag === null ? [r.channel.id] : r.children.map((c) => c.id)))
+    const rows = items.map((r): ChannelListItem => r.tag === null ? channelView(r.channel, infos.get(r.channel.id) ?? NO_KEY) : tagRow(r.tag, r.children, infos))
     return { items: rows, page, page_size: pageSize, total }
   }
   const { items, total } = await listChannels(app.db, query)
-  const counts = await keyCounts(app, items.map((c) => c.id))
-  return { items: items.map((c) => channelView(c, counts.get(c.id) ?? 0)), page, page_size: pageSize, total }
+  const infos = await keyInfos(app, items.map((c) => c.id))
+  return { items: items.map((c) => channelView(c, infos.get(c.id) ?? NO_KEY)), page, page_size: pageSize, total }
 }
 
 async function channelOrFail (app: FastifyInstance, id: number): Promise<Channel> {
@@ -429,18 +440,24 @@ async function channelOrFail (app: FastifyInstance, id: number): Promise<Channel
   return row
 }
 
-function openKey (app: FastifyInstance, row: Channel): string {
-  try {
-    return app.secrets.open(row.key)
-  } catch {
-    throw fail(CM.sealedKey)
-  }
-}
-
-/** `GET /api/channel/{id}`: the channel with its opened key (admins only). */
+/** `GET /api/channel/{id}`: the channel with its key's hint, never the key (admins only). */
 export async function getChannelDetail (app: FastifyInstance, id: number): Promise<ChannelDetail> {
   const row = await channelOrFail(app, id)
-  return { ...channelView(row, countKeys(app, row)), key: openKey(app, row) }
+  return channelView(row, keyInfo(app, row))
+}
+
+/**
+ * `POST /api/channel/copy/{id}`: a new channel with the original's settings and keys (copied
+ * sealed, never shown), enabled, with fresh counters, test results and key states.
+ */
+export async function copyChannel (app: FastifyInstance, id: number, suffix = ' copy'): Promise<ChannelView> {
+  const row = await channelOrFail(app, id)
+  const key = keyInfo(app, row)
+  if (key.count === 0) throw fail(CM.sealedKey)
+  const copy: NewChannel = { ...columnsOf(draftOf(row)), name: `${row.name}${suffix}`, key: row.key, other_info: {} }
+  const [created] = await insertChannels(app.db, [copy])
+  await app.publishChange({ kind: 'channel', id: created!.id })
+  return channelView(created!, key)
 }
 
 /** `GET /api/channel/models`: every model a channel type offers by default or a channel lists. */
@@ -465,10 +482,21 @@ export async function createChannels (app: FastifyInstance, body: ChannelCreateB
   const rows: NewChannel[] = (batch ? keys.map((k) => [k]) : [keys]).map((ks) => ({ ...columns, key: app.secrets.seal(ks.join('\n')), other_info: {} }))
   const created = await insertChannels(app.db, rows)
   await app.publishChange(created.length === 1 ? { kind: 'channel', id: created[0]!.id } : { kind: 'channel' })
-  return created.map((c) => channelView(c, batch ? 1 : keys.length))
+  return created.map((c, i) => channelView(c, { count: batch ? 1 : keys.length, hint: keyHint(batch ? keys[i]! : keys[0]!) }))
 }
 
 const INLINE_FIELDS = new Set(['id', 'status', 'priority', 'weight'])
+
+/** Whether an edit changes where the channel's key goes: its type, base URL or proxy. */
+function sendsKeyElsewhere (row: Channel, draft: ChannelDraft): boolean {
+  let stored = row.base_url
+  try {
+    stored = normalizeBaseUrl(row.base_url)
+  } catch {
+    // A stored address the form would refuse: compared as it is.
+  }
+  return draft.type !== row.type || draft.base_url !== stored || draft.proxy_url.trim() !== row.proxy_url.trim()
+}
 
 function statusChange (status: number, actor: string): { status: number, reason: string } {
   if (status !== CHANNEL_STATUS.enabled && status !== CHANNEL_STATUS.disabled) throw fail(CM.statusOneOrTwo)
@@ -501,12 +529,15 @@ export async function updateChannelFields (app: FastifyInstance, actor: string, 
     if (written.has('type')) written.add('other')
     for (const [column, value] of Object.entries(columns)) if (written.has(column)) (patch as Record<string, unknown>)[column] = value
     const key = keyLines(body.key ?? '')
+    // Keys are write-only, but the type, base URL and proxy decide where the key is sent: an
+    // admin pointing a channel at a server of their own must bring the key, not reuse it.
+    if (key.length === 0 && sendsKeyElsewhere(row, draft)) throw fail(CM.keyForNewTarget)
     if (key.length > 0) {
       patch.key = app.secrets.seal(key.join('\n'))
       newKeys = key
     }
     if (body.status !== undefined && body.status !== row.status) ({ status: patch.status, reason } = statusChange(body.status, actor))
-    if (Object.keys(patch).length === 0) return channelView(row, countKeys(app, row))
+    if (Object.keys(patch).length === 0) return channelView(row, keyInfo(app, row))
   }
   const updated = await updateChannel(app.db, body.id, patch, reason)
   if (updated === undefined) throw fail(CM.channelNotFound)
@@ -515,7 +546,7 @@ export async function updateChannelFields (app: FastifyInstance, actor: string, 
     updated.key_states = await pruneChannelKeyStates(app.db, body.id, newKeys.map(keyFingerprint)) ?? updated.key_states
   }
   await app.publishChange({ kind: 'channel', id: body.id })
-  return newKeys !== undefined ? channelView(updated, newKeys.length) : await viewOf(app, updated)
+  return newKeys !== undefined ? channelView(updated, { count: newKeys.length, hint: keyHint(newKeys[0]!) }) : await viewOf(app, updated)
 }
 
 /** `DELETE /api/channel/{id}/`. */

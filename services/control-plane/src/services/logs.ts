@@ -66,7 +66,7 @@ export function logFilterOf (q: LogQueryValues, selfId?: number): LogFilter {
   return filter
 }
 
-/** How many days back a common user sees the details of their own logs (SPEC.md section 2). */
+/** How many days back a common user sees the details of their own logs. */
 export const SELF_LOG_DAYS = 3
 
 /**

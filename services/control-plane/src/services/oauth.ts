@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { findLiveUserBy, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
+import { type Database, findLiveUserBy, type Kysely, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
 import type { OptionKey, OptionValues } from '@modelgate/contracts'
 import { redactSecrets } from '@modelgate/logger'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -7,6 +7,7 @@ import Type, { type Static } from 'typebox'
 import { ApiError, fail, ok } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { OM } from '../lib/oauth-messages.js'
+import { completeFirstFactor, type SecondStepAnswer } from './two-factor.js'
 import { createAccount, type NewAccount, publicUser, USERNAME_MAX } from './users.js'
 
 export type OAuthProvider = 'github' | 'linuxdo' | 'wechat' | 'telegram'
@@ -20,11 +21,62 @@ export const PROVIDERS = {
 
 /** An account at a provider, as its API describes it. */
 export interface OAuthIdentity {
-  provider: OAuthProvider
+  /** A built-in provider, or `custom` (a provider the super admin added; `links` says where its bindings live). */
+  provider: OAuthProvider | 'custom'
   /** The provider's stable id of the account (GitHub's numeric id, WeChat's openid, ...). */
   id: string
   displayName?: string
   email?: string
+  /** A username the provider suggests for a new account; used when valid and free. */
+  username?: string
+  /** Where the provider's bindings live when not in a users column (custom providers). */
+  links?: IdentityLinks
+}
+
+/**
+ * Where one provider's accounts are bound to users: a users column for the built-in providers,
+ * the custom_oauth_links table for the ones the super admin adds. Binding, sign-in and sign-up
+ * go through this, so every provider follows the same rules.
+ */
+export interface IdentityLinks {
+  /** Names the provider in locks. */
+  key: string
+  /** The provider's name in messages. */
+  label: string
+  /** The start of usernames it registers (`github_12`); short enough to leave room for a suffix. */
+  usernamePrefix: string
+  /** Whether the provider itself allows new accounts (RegisterEnabled is checked as well). */
+  signUpAllowed: boolean
+  /** The live user the account is bound to, if any. */
+  findOwner: (db: Kysely<Database>, id: string) => Promise<User | undefined>
+  /** Binds the account to an existing user; the user as it is now, undefined when it is gone. */
+  bind: (db: Kysely<Database>, userId: number, id: string) => Promise<User | undefined>
+  /** Adds the binding to a new account's fields (a column, or a step in its transaction). */
+  addToAccount: (account: NewAccount, id: string) => void
+}
+
+/** The links of a built-in provider: its users column. */
+function columnLinks (provider: OAuthProvider): IdentityLinks {
+  const { column, label } = PROVIDERS[provider]
+  return {
+    key: provider,
+    label,
+    usernamePrefix: provider,
+    signUpAllowed: true,
+    findOwner: async (db, id) => await findLiveUserBy(db, column, id),
+    bind: async (db, userId, id) => {
+      const patch: UserUpdate = {}
+      patch[column] = id
+      return await updateUser(db, userId, patch)
+    },
+    addToAccount: (account, id) => { account[column] = id }
+  }
+}
+
+function linksOf (identity: OAuthIdentity): IdentityLinks {
+  if (identity.links !== undefined) return identity.links
+  if (identity.provider === 'custom') throw new Error('a custom provider identity needs its links')
+  return columnLinks(identity.provider)
 }
 
 export const STATE_COOKIE = 'oauth_state'
@@ -45,10 +97,13 @@ export function optionalString (value: unknown): string | undefined {
 /** Strips trailing slashes so `${base}/path` never doubles them. */
 export const baseUrl = (url: string) => url.replace(/\/+$/, '')
 
-/** A new single-use state remembering the invite code; valid for 10 minutes. */
-export async function issueState (app: FastifyInstance, reply: FastifyReply, req: FastifyRequest, aff: string): Promise<string> {
+/**
+ * A new single-use state remembering the invite code, and the `flow` of a sign-in the server
+ * started itself (a custom provider's PKCE verifier and nonce); valid for 10 minutes.
+ */
+export async function issueState (app: FastifyInstance, reply: FastifyReply, req: FastifyRequest, aff: string, flow?: Record<string, string>): Promise<string> {
   const state = randomBytes(24).toString('base64url')
-  await app.redis.set(stateKey(state), JSON.stringify({ aff }), 'EX', STATE_TTL_S)
+  await app.redis.set(stateKey(state), JSON.stringify(flow === undefined ? { aff } : { aff, flow }), 'EX', STATE_TTL_S)
   // The cookie ties the state to the browser that asked for it, so a callback link carrying
   // someone else's code and state cannot sign a victim into (or bind) the sender's account.
   reply.setCookie(STATE_COOKIE, state, {
@@ -62,7 +117,7 @@ export async function issueState (app: FastifyInstance, reply: FastifyReply, req
 }
 
 /** Consumes the callback's state (once, atomically); refuses a missing, unknown, used or foreign one. */
-export async function consumeState (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, state: string | undefined): Promise<{ aff: string }> {
+export async function consumeState (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, state: string | undefined): Promise<{ aff: string, flow?: Record<string, string> }> {
   if (state === undefined || state === '' || req.cookies[STATE_COOKIE] !== state) throw fail(OM.stateInvalid)
   const stored = await app.redis.getdel(stateKey(state))
   reply.clearCookie(STATE_COOKIE, { path: STATE_COOKIE_PATH })
@@ -73,7 +128,10 @@ export async function consumeState (app: FastifyInstance, req: FastifyRequest, r
   } catch {
     parsed = undefined
   }
-  return { aff: isRecord(parsed) && typeof parsed['aff'] === 'string' ? parsed['aff'] : '' }
+  const aff = isRecord(parsed) && typeof parsed['aff'] === 'string' ? parsed['aff'] : ''
+  const flow = isRecord(parsed) && isRecord(parsed['flow']) ? parsed['flow'] : undefined
+  if (flow === undefined) return { aff }
+  return { aff, flow: Object.fromEntries(Object.entries(flow).filter((e): e is [string, string] => typeof e[1] === 'string')) }
 }
 
 /**
@@ -119,7 +177,7 @@ export function providerErrorText (body: unknown, known: ReadonlyArray<string | 
 
 /** Runs `fn` while holding a short Redis lock on the identity, so two callbacks cannot both register it. */
 async function withIdentityLock<T> (app: FastifyInstance, identity: OAuthIdentity, fn: () => Promise<T>): Promise<T> {
-  const key = `oauth:lock:${identity.provider}:${identity.id}`
+  const key = `oauth:lock:${linksOf(identity).key}:${identity.id}`
   const token = randomBytes(12).toString('hex')
   if (await app.redis.set(key, token, 'EX', 30, 'NX') !== 'OK') throw fail(OM.busy)
   try {
@@ -132,14 +190,12 @@ async function withIdentityLock<T> (app: FastifyInstance, identity: OAuthIdentit
 
 /** Binds the identity to `user`; refuses one that belongs to another live user. */
 export async function bindIdentity (app: FastifyInstance, user: User, identity: OAuthIdentity): Promise<User> {
-  const { column, label } = PROVIDERS[identity.provider]
+  const links = linksOf(identity)
   return await withIdentityLock(app, identity, async () => {
-    const owner = await findLiveUserBy(app.db, column, identity.id)
-    if (owner !== undefined && owner.id !== user.id) throw fail(OM.alreadyBound, { provider: label })
+    const owner = await links.findOwner(app.db, identity.id)
+    if (owner !== undefined && owner.id !== user.id) throw fail(OM.alreadyBound, { provider: links.label })
     if (owner !== undefined) return owner
-    const patch: UserUpdate = {}
-    patch[column] = identity.id
-    const updated = await updateUser(app.db, user.id, patch)
+    const updated = await links.bind(app.db, user.id, identity.id)
     if (updated === undefined) throw fail(M.userNotFound)
     await app.publishChange({ kind: 'user', id: updated.id })
     return updated
@@ -151,18 +207,23 @@ function randomSuffix (length: number): string {
   return [...randomBytes(length)].map((b) => alphabet[b % alphabet.length]).join('')
 }
 
-/** A new account for the identity, named `<provider>_<next id>`, or a random suffix when that is taken or too long. */
+/**
+ * A new account for the identity, named as the provider suggests when that name is valid and free,
+ * else `<provider>_<next id>`, or a random suffix when that is taken or too long.
+ */
 async function registerIdentity (app: FastifyInstance, identity: OAuthIdentity, aff: string): Promise<User> {
-  const prefix = identity.provider
+  const links = linksOf(identity)
+  const prefix = links.usernamePrefix
   const row = await app.db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst()
-  let candidate = `${prefix}_${Number(row?.max ?? 0) + 1}`
+  const suggested = identity.username
+  let candidate = suggested !== undefined && suggested !== '' && suggested.trim() === suggested && [...suggested].length <= USERNAME_MAX ? suggested : `${prefix}_${Number(row?.max ?? 0) + 1}`
   const email = identity.email !== undefined && await findLiveUserBy(app.db, 'email', identity.email) === undefined ? identity.email : undefined
   const displayName = identity.displayName?.slice(0, DISPLAY_NAME_MAX)
   for (let attempt = 0; attempt < 10; attempt++) {
     if (candidate.length <= USERNAME_MAX && await findLiveUserBy(app.db, 'username', candidate) === undefined) {
       try {
         const account: NewAccount = { username: candidate, displayName, email, affCode: aff }
-        account[PROVIDERS[prefix].column] = identity.id
+        links.addToAccount(account, identity.id)
         return await createAccount(app, account)
       } catch (err) {
         if (!(err instanceof ApiError && err.msg === M.usernameTaken)) throw err
@@ -183,17 +244,18 @@ export async function signInWithIdentity (
   reply: FastifyReply,
   identity: OAuthIdentity,
   aff: string
-): Promise<{ success: true, message: string, data: PublicUser }> {
-  const { column } = PROVIDERS[identity.provider]
+): Promise<{ success: true, message: string, data: PublicUser | SecondStepAnswer }> {
+  const links = linksOf(identity)
   const user = await withIdentityLock(app, identity, async () => {
-    const existing = await findLiveUserBy(app.db, column, identity.id)
+    const existing = await links.findOwner(app.db, identity.id)
     if (existing !== undefined) return existing
     if (!(await app.loadOptions()).bool('RegisterEnabled')) throw fail(OM.registerDisabled)
+    if (!links.signUpAllowed) throw fail(OM.signUpClosed, { provider: links.label })
     return await registerIdentity(app, identity, aff)
   })
   if (user.status !== 1) throw fail(M.userBanned)
-  await app.startSession(req, reply, user)
-  return ok(publicUser(user), req.t(M.loggedIn))
+  // An account with two-factor sign-in answers `{require_2fa, flow_token}` instead of a session.
+  return await completeFirstFactor(app, req, reply, user)
 }
 
 /** `message: 'bind'` is what the console checks to tell a binding from a sign-in. */
@@ -206,7 +268,7 @@ export async function finishOAuth (
   reply: FastifyReply,
   identity: OAuthIdentity,
   aff: string
-): Promise<{ success: true, message: string, data: PublicUser }> {
+): Promise<{ success: true, message: string, data: PublicUser | SecondStepAnswer }> {
   const caller = await app.optionalAuth(req)
   if (caller !== null) return bound(await bindIdentity(app, caller.user, identity))
   return await signInWithIdentity(app, req, reply, identity, aff)

@@ -1,5 +1,6 @@
 import { OPTION_DEFAULTS, type OptionKey } from '@modelgate/contracts'
 import { defineMessages, type Msg } from '../lib/i18n.js'
+import { isDomainName, parseOrigins } from './passkeys.js'
 
 export const OM = defineMessages({
   unknownOption: { en: 'Unknown option {key}', zh: '未知的配置项 {key}' },
@@ -11,7 +12,9 @@ export const OM = defineMessages({
   badChoice: { en: '{key} must be one of {choices}', zh: '{key} 必须是 {choices} 之一' },
   badAddress: { en: '{key} must be an http(s) address', zh: '{key} 必须是 http(s) 地址' },
   serverAddressFirst: { en: 'Set the server address before the payment settings', zh: '请先设置服务器地址，再保存支付设置' },
-  clearNotSecret: { en: '{key} is not a credential: only credentials are cleared this way', zh: '{key} 不是密钥类配置，只有密钥类配置可以这样清除' }
+  clearNotSecret: { en: '{key} is not a credential: only credentials are cleared this way', zh: '{key} 不是密钥类配置，只有密钥类配置可以这样清除' },
+  badRpId: { en: '{key} must be a domain name such as example.com (no scheme, port or path), or empty', zh: '{key} 必须是域名（例如 example.com，不含协议、端口和路径），或留空' },
+  badOrigin: { en: '{key}: "{value}" is not an origin such as https://console.example.com (scheme, host and optional port only)', zh: '{key}：“{value}”不是来源地址，例如 https://console.example.com（仅含协议、主机和可选端口）' }
 })
 
 /**
@@ -52,13 +55,26 @@ const choice = (...choices: string[]): Rule => (key, raw) => {
   if (!choices.includes(raw)) throw new OptionError(OM.badChoice, { key, choices: choices.join(', ') })
   return raw
 }
-// Addresses lose trailing slashes (SPEC.md section 5); empty clears the setting.
+// Addresses lose trailing slashes (docs/domain.md); empty clears the setting.
 const address: Rule = (key, raw) => {
   const value = raw.trim().replace(/\/+$/, '')
   if (value !== '' && !/^https?:\/\/[^\s]+$/.test(value)) throw new OptionError(OM.badAddress, { key })
   return value
 }
 const text: Rule = (_key, raw) => raw
+// Passkeys: the relying party ID is a domain name; the allowed origins are bare origins (services/passkeys.ts).
+const rpId: Rule = (key, raw) => {
+  const value = raw.trim().toLowerCase()
+  if (value !== '' && !isDomainName(value)) throw new OptionError(OM.badRpId, { key })
+  return value
+}
+const originList: Rule = (key, raw) => {
+  const given = raw.split(/[\s,]+/).filter((s) => s !== '')
+  const origins = parseOrigins(raw)
+  const bad = origins.indexOf(undefined)
+  if (bad >= 0) throw new OptionError(OM.badOrigin, { key, value: (given[bad] ?? '').slice(0, 200) })
+  return [...new Set(origins)].join(',')
+}
 
 function parseJson (key: string, raw: string): unknown {
   try {
@@ -84,7 +100,7 @@ const jsonArray: Rule = (key, raw) => {
   if (!Array.isArray(value)) throw new OptionError(OM.badJsonShape, { key, detail: 'expected a JSON array' })
   return JSON.stringify(value)
 }
-// The whitelist keeps only non-empty, distinct domains (SPEC.md section 5).
+// The whitelist keeps only non-empty, distinct domains (docs/domain.md).
 const domainList: Rule = (_key, raw) => [...new Set(raw.split(/[,\s]+/).map((d) => d.trim().toLowerCase()).filter((d) => d !== ''))].join(',')
 
 const RULES: Partial<Record<OptionKey, Rule>> = {
@@ -103,6 +119,7 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   ChannelDisableThreshold: number(0),
   DataExportInterval: integer(1, 1440),
   LogRetentionDays: integer(0, 36500),
+  AuditLogRetentionDays: integer(0, 36500),
   DataExportDefaultTime: choice('hour', 'day', 'week'),
   SMTPPort: integer(1, 65535),
   ServerAddress: address,
@@ -121,7 +138,10 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   AudioCompletionRatio: ratioMap,
   UserUsableGroups: stringMap,
   Chats: jsonArray,
-  EmailDomainWhitelist: domainList
+  EmailDomainWhitelist: domainList,
+  TwoFactorRequiredForAdmins: bool,
+  PasskeyRPID: rpId,
+  PasskeyOrigins: originList
 }
 
 /** Payment settings need the server address, which payment callbacks are built from. */

@@ -44,7 +44,7 @@ export function describeQuota (options: OptionValues, quota: number): string {
 /** A code is a bearer secret: 128 random bits as 32 hex characters. */
 export const generateRedemptionKey = (): string => randomBytes(16).toString('hex')
 
-/** The trimmed name, 1 to 20 characters; an empty one becomes the quota's description (SPEC.md section 5). */
+/** The trimmed name, 1 to 20 characters; an empty one becomes the quota's description (docs/domain.md). */
 function checkName (options: OptionValues, name: string | undefined, quota: number): string {
   const trimmed = name?.trim() ?? ''
   const value = trimmed === '' ? describeQuota(options, quota) : trimmed
@@ -69,15 +69,14 @@ export async function getRedemption (app: FastifyInstance, id: number): Promise<
   return row
 }
 
-/** Creates `count` codes worth `quota` each; returns the codes. */
-export async function createRedemptions (app: FastifyInstance, creator: User, body: RedemptionCreateBody): Promise<string[]> {
+/** Creates `count` codes worth `quota` each; returns the new rows, codes included. */
+export async function createRedemptions (app: FastifyInstance, creator: User, body: RedemptionCreateBody): Promise<RedemptionView[]> {
   const count = body.count ?? 1
   if (!Number.isInteger(count) || count < 1 || count > REDEMPTION_BATCH_MAX) throw fail(WM.countRange, { max: REDEMPTION_BATCH_MAX })
   const quota = checkQuota(body.quota ?? DEFAULT_REDEMPTION_QUOTA)
   const name = checkName(await app.loadOptions(), body.name, quota)
   const rows = Array.from({ length: count }, () => ({ user_id: creator.id, key: generateRedemptionKey(), name, quota }))
-  const inserted = await insertRedemptions(app.db, rows)
-  return inserted.map((r) => r.key)
+  return await insertRedemptions(app.db, rows)
 }
 
 /** The refusal for a code the conditional update did not change: gone, or used meanwhile. */

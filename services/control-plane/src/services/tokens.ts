@@ -29,7 +29,7 @@ import { usableGroups } from './groups.js'
 
 export const TOKEN_NAME_MAX = 50
 export const TOKEN_BATCH_MAX = 100
-/** SPEC.md section 9: a new token's default quota (1 dollar). */
+/** docs/domain.md: a new token's default quota (1 dollar). */
 export const DEFAULT_TOKEN_QUOTA = 500_000
 /** Live tokens one user may hold. */
 export const MAX_LIVE_TOKENS = 1000
@@ -208,7 +208,7 @@ export async function createTokens (app: FastifyInstance, user: User, body: Toke
 }
 
 /**
- * A full update (SPEC.md section 4). An expired or exhausted token becomes enabled again when
+ * A full update (docs/domain.md). An expired or exhausted token becomes enabled again when
  * the edit makes it valid; status 1 in the body enables a disabled one, refused while the edited
  * token would still be expired or exhausted.
  */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
 import {
   creditInviter,
+  type Database,
   findLiveUserBy,
   insertLog,
   insertUser,
@@ -9,6 +10,7 @@ import {
   type NewUser,
   type PublicUser,
   ROLE,
+  type Transaction,
   USER_PUBLIC_COLUMNS,
   type User
 } from '@modelgate/db'
@@ -77,6 +79,8 @@ export interface NewAccount {
   /** The inviter's aff_code, when the user came through an invite link. */
   affCode?: string
   role?: number
+  /** Runs in the account's transaction once the row exists (a custom provider's binding). */
+  within?: (trx: Transaction<Database>, user: User) => Promise<void>
 }
 
 /**
@@ -112,6 +116,7 @@ export async function createAccount (app: FastifyInstance, account: NewAccount):
   try {
     return await app.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, row)
+      if (account.within !== undefined) await account.within(trx, user)
       if (inviter !== undefined) await creditInviter(trx, inviter.id, forInviter)
       if (user.quota > 0) {
         await insertLog(trx, {

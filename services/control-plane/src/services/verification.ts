@@ -6,9 +6,9 @@ import { AM } from '../lib/account-messages.js'
 import { ApiError, fail } from '../lib/errors.js'
 import type { Msg } from '../lib/i18n.js'
 
-/** E-mail codes are valid for 3 minutes (SPEC.md section 9). */
+/** E-mail codes are valid for 3 minutes (docs/domain.md). */
 export const CODE_TTL_S = 3 * 60
-/** Another code or reset mail to the same address is refused for 30 seconds (SPEC.md section 4). */
+/** Another code or reset mail to the same address is refused for 30 seconds (docs/domain.md). */
 export const RESEND_COOLDOWN_S = 30
 /** Code and reset mails to one address within an hour, whoever asks (both kinds counted together). */
 export const MAILS_PER_ADDRESS_PER_HOUR = 5
@@ -20,7 +20,7 @@ export const MAILS_PER_IP_PER_HOUR = 20
 const MAIL_WINDOW_S = 60 * 60
 /** Wrong guesses that burn a code: 5 tries at 1 in a million each cannot brute force it. */
 export const MAX_CODE_ATTEMPTS = 5
-// No option sets the reset link's lifetime (SPEC.md section 9 leaves the value open): 15 minutes.
+// No option sets the reset link's lifetime (docs/domain.md leaves the value open): 15 minutes.
 export const RESET_TTL_S = 15 * 60
 
 /** `email`: codes for registration and binding; `reset`: password-reset tokens. */

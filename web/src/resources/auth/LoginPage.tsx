@@ -12,10 +12,13 @@ import VisibilityIcon from '@mui/icons-material/Visibility'
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff'
 import { type FormEvent, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link as RouterLink, useSearchParams } from 'react-router-dom'
+import { Link as RouterLink, useLocation, useSearchParams } from 'react-router-dom'
 import { useStatus } from '../../api/useStatus'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { PasskeyLoginButton } from '../passkey/PasskeyLoginButton'
+import { isSecondStep } from '../two-factor/api'
+import { LoginSecondStep } from '../two-factor/LoginSecondStep'
 import { login } from './api'
 import { AuthCard } from './AuthCard'
 import { hasOAuth, OAuthButtons } from './OAuthButtons'
@@ -32,7 +35,13 @@ export default function LoginPage () {
   const { user } = useAuth()
   const notify = useNotify()
   const [params] = useSearchParams()
+  const location = useLocation()
   const finishSignIn = useFinishSignIn()
+  // An account with 2FA: the flow token of the second step (from the password, or from an OAuth callback).
+  const [flowToken, setFlowToken] = useState<string | undefined>(() => {
+    const token = (location.state as { flowToken?: unknown } | null)?.flowToken
+    return typeof token === 'string' ? token : undefined
+  })
   const turnstile = useTurnstile()
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
@@ -41,6 +50,7 @@ export default function LoginPage () {
 
   const passwordLogin = status?.password_login !== false
   const others = hasOAuth(status)
+  const passkeyLogin = status?.passkey_login === true
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -53,9 +63,18 @@ export default function LoginPage () {
       return
     }
     setBusy(true)
-    login(username.trim(), password, turnstile.spend()).then(({ user }) => {
-      finishSignIn(user)
+    login(username.trim(), password, turnstile.spend()).then((answer) => {
+      if ('flowToken' in answer) setFlowToken(answer.flowToken)
+      else finishSignIn(answer.user)
     }, (err: unknown) => { notify.error(err) }).finally(() => { setBusy(false) })
+  }
+
+  if (flowToken !== undefined) {
+    return (
+      <AuthCard title={t('auth.login.title')}>
+        <LoginSecondStep flowToken={flowToken} onSignedIn={finishSignIn} onBack={() => { setFlowToken(undefined); setPassword('') }} />
+      </AuthCard>
+    )
   }
 
   return (
@@ -101,7 +120,8 @@ export default function LoginPage () {
             </Stack>
           </Box>
           )
-        : <Alert severity='info'>{others ? t('auth.login.passwordOff') : t('auth.login.noMethod')}</Alert>}
+        : <Alert severity='info'>{others || passkeyLogin ? t('auth.login.passwordOff') : t('auth.login.noMethod')}</Alert>}
+      {passkeyLogin && <Box sx={{ mt: 2 }}><PasskeyLoginButton onSignedIn={finishSignIn} /></Box>}
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={{ xs: 0.5, sm: 2 }} sx={{ mt: 2, justifyContent: 'space-between' }}>
         <Typography variant='body2'>
           {t('auth.login.forgot')} <Link component={RouterLink} to='/reset'>{t('auth.login.reset')}</Link>
@@ -115,7 +135,7 @@ export default function LoginPage () {
       {others && (
         <>
           <Divider sx={{ mt: 3 }}><Typography variant='body2' color='text.secondary'>{t('auth.login.others')}</Typography></Divider>
-          <OAuthButtons onSignedIn={finishSignIn} />
+          <OAuthButtons onSignedIn={(answer) => { if (isSecondStep(answer)) setFlowToken(answer.flow_token); else finishSignIn(answer) }} />
         </>
       )}
     </AuthCard>

@@ -10,11 +10,12 @@ import Typography from '@mui/material/Typography'
 import GitHubIcon from '@mui/icons-material/GitHub'
 import KeyIcon from '@mui/icons-material/Key'
 import QrCodeIcon from '@mui/icons-material/QrCode'
-import type { StatusData, UserView } from '@modelgate/contracts'
+import type { SecondStepRequired, StatusData, UserView } from '@modelgate/contracts'
 import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
+import { CustomOAuthLoginButtons } from '../custom-oauth/LoginButtons'
 import { githubAuthorizeUrl, linuxdoAuthorizeUrl, oauthState, type TelegramAuth, telegramLogin, wechatLogin } from './api'
 
 declare global {
@@ -25,7 +26,8 @@ const TELEGRAM_WIDGET = 'https://telegram.org/js/telegram-widget.js?22'
 
 /** True when /api/status enables at least one sign-in method other than the password. */
 export function hasOAuth (status: StatusData | undefined): boolean {
-  return status?.github_oauth === true || status?.linuxdo_oauth === true || status?.wechat_login === true || status?.telegram_oauth === true
+  return status?.github_oauth === true || status?.linuxdo_oauth === true || status?.wechat_login === true || status?.telegram_oauth === true ||
+    (status?.custom_oauth_providers ?? []).length > 0
 }
 
 /** Telegram's own login button: its script draws the button where the script tag stands. */
@@ -54,7 +56,7 @@ function TelegramWidget ({ botName, onAuth }: { botName: string, onAuth: (user: 
 }
 
 /** WeChat: the official account's QR code and the code it replies with. */
-function WeChatDialog ({ open, qrcode, onClose, onSignedIn }: { open: boolean, qrcode: string, onClose: () => void, onSignedIn: (user: UserView) => void }) {
+function WeChatDialog ({ open, qrcode, onClose, onSignedIn }: { open: boolean, qrcode: string, onClose: () => void, onSignedIn: (user: UserView | SecondStepRequired) => void }) {
   const { t } = useTranslation()
   const notify = useNotify()
   const [code, setCode] = useState('')
@@ -95,7 +97,7 @@ function WeChatDialog ({ open, qrcode, onClose, onSignedIn }: { open: boolean, q
  * The sign-in methods /api/status enables besides the password: GitHub and LinuxDO (through a
  * single-use state, then the provider's authorize page), WeChat (QR code and code) and Telegram.
  */
-export function OAuthButtons ({ onSignedIn }: { onSignedIn: (user: UserView) => void }) {
+export function OAuthButtons ({ onSignedIn }: { onSignedIn: (answer: UserView | SecondStepRequired) => void }) {
   const { t, i18n } = useTranslation()
   const { status } = useStatus()
   const notify = useNotify()
@@ -131,6 +133,7 @@ export function OAuthButtons ({ onSignedIn }: { onSignedIn: (user: UserView) => 
             {t('auth.oauth.wechat')}
           </Button>
         )}
+        <CustomOAuthLoginButtons providers={status.custom_oauth_providers ?? []} />
       </Stack>
       {status.telegram_oauth && status.telegram_bot_name !== '' && (
         <Box aria-label={t('auth.oauth.telegram')}>

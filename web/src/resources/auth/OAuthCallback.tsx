@@ -8,10 +8,11 @@ import { ApiError } from '../../api/client'
 import { storedUser } from '../../api/session'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { isSecondStep } from '../two-factor/api'
 import { type CodeProvider, finishOAuth } from './api'
 import { CONSOLE_HOME } from './useFinishSignIn'
 
-/** Retries after a failure that may pass (network, 429, 5xx); the n-th waits n × 2 s (SPEC.md section 4). */
+/** Retries after a failure that may pass (network, 429, 5xx); the n-th waits n × 2 s (docs/domain.md). */
 const MAX_RETRIES = 3
 const RETRY_STEP_MS = 2000
 
@@ -65,8 +66,13 @@ export function OAuthCallback ({ provider, name }: { provider: CodeProvider, nam
     }
     const attempt = async (count: number): Promise<void> => {
       try {
-        const answer = await finishOAuth(provider, code, state)
+        const answer = await finishOAuth(provider, code, state, params.get('iss') ?? undefined)
         if (!mounted.current) return
+        // An account with 2FA: the login page asks for the code of the second step.
+        if (isSecondStep(answer.user)) {
+          navigate('/login', { replace: true, state: { flowToken: answer.user.flow_token } })
+          return
+        }
         signIn(answer.user)
         if (answer.bound) {
           notify.success(t('auth.oauth.bound'))

@@ -56,7 +56,7 @@ export function Turnstile ({ siteKey, onToken, generation }: { siteKey: string, 
 /** A form's Turnstile: the widget to render (null when the check is off) and the token for the next request. */
 export interface TurnstileGate {
   widget: ReactNode
-  /** True when the check is on and no token has arrived yet (SPEC.md section 5: ask to retry in a few seconds). */
+  /** True when the check is on and no token has arrived yet (docs/domain.md: ask to retry in a few seconds). */
   missing: boolean
   /** The token for one request ('' when the check is off); the widget then fetches the next one. */
   spend: () => string

@@ -1,7 +1,8 @@
-import type { UserView } from '@modelgate/contracts'
+import type { SecondStepRequired, UserView } from '@modelgate/contracts'
 import { get, post, requestEnvelope } from '../../api/client'
+import { isSecondStep } from '../two-factor/api'
 
-/** localStorage key of the invite code a `/register?aff=` link carried (SPEC.md section 2). */
+/** localStorage key of the invite code a `/register?aff=` link carried. */
 export const AFF_KEY = 'aff'
 
 export function storedAff (): string {
@@ -11,8 +12,10 @@ export function storedAff (): string {
 /** The user an answer signs in, and the server's message (it tells whether the default password is in use). */
 export interface SignInAnswer { user: UserView, message: string }
 
-export async function login (username: string, password: string, turnstile: string): Promise<SignInAnswer> {
-  const env = await requestEnvelope<UserView>('POST', '/api/user/login', { body: { username, password }, query: { turnstile } })
+/** A right password: the user, or, for an account with 2FA, the flow token of the second step (LoginSecondStep). */
+export async function login (username: string, password: string, turnstile: string): Promise<SignInAnswer | { flowToken: string }> {
+  const env = await requestEnvelope<UserView | SecondStepRequired>('POST', '/api/user/login', { body: { username, password }, query: { turnstile } })
+  if (isSecondStep(env.data)) return { flowToken: env.data.flow_token }
   return { user: env.data as UserView, message: env.message }
 }
 
@@ -49,28 +52,33 @@ export async function oauthState (): Promise<string> {
   return await get<string>('/api/oauth/state', { aff: storedAff() })
 }
 
-export type CodeProvider = 'github' | 'linuxdo'
+/** `github`, `linuxdo`, or the slug of a provider the super admin added (its callback is /api/oauth/<slug> too). */
+export type CodeProvider = string
 
-/** The end of a GitHub or LinuxDO sign-in; `bound` when it bound the account of the signed-in user. */
-export async function finishOAuth (provider: CodeProvider, code: string, state: string): Promise<{ user: UserView, bound: boolean }> {
-  const env = await requestEnvelope<UserView>('GET', `/api/oauth/${provider}`, { query: { code, state } })
-  return { user: env.data as UserView, bound: env.message === 'bind' }
+/**
+ * The end of a GitHub or LinuxDO sign-in; `bound` when it bound the account of the signed-in user.
+ * An account with 2FA answers the flow token of the second step instead of the user.
+ */
+export async function finishOAuth (provider: CodeProvider, code: string, state: string, iss?: string): Promise<{ user: UserView | SecondStepRequired, bound: boolean }> {
+  // `iss` (RFC 9207): the issuer that answered, which the server compares with the provider's.
+  const env = await requestEnvelope<UserView | SecondStepRequired>('GET', `/api/oauth/${encodeURIComponent(provider)}`, { query: { code, state, iss } })
+  return { user: env.data as UserView | SecondStepRequired, bound: env.message === 'bind' }
 }
 
-export async function wechatLogin (code: string): Promise<UserView> {
-  return await get<UserView>('/api/oauth/wechat', { code, aff: storedAff() })
+export async function wechatLogin (code: string): Promise<UserView | SecondStepRequired> {
+  return await get<UserView | SecondStepRequired>('/api/oauth/wechat', { code, aff: storedAff() })
 }
 
 /** The fields the Telegram login widget hands over, signed by Telegram. */
 export type TelegramAuth = Record<string, string | number | undefined>
 
-export async function telegramLogin (fields: TelegramAuth, lang: string): Promise<UserView> {
+export async function telegramLogin (fields: TelegramAuth, lang: string): Promise<UserView | SecondStepRequired> {
   const query: Record<string, string> = {}
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) query[k] = String(v)
   const aff = storedAff()
   if (aff !== '') query['aff'] = aff
   query['lang'] = lang
-  return await get<UserView>('/api/oauth/telegram/login', query)
+  return await get<UserView | SecondStepRequired>('/api/oauth/telegram/login', query)
 }
 
 /** Where the browser goes to sign in at GitHub. */

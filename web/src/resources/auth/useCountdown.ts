@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 
-/** Seconds to wait before a mail may be sent again (SPEC.md section 9). */
+/** Seconds to wait before a mail may be sent again (docs/domain.md). */
 export const RESEND_COOLDOWN_S = 30
 
 /** A per-second countdown: `left` seconds remain; `start(n)` begins one. */

@@ -4,7 +4,11 @@ import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router-dom'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { twoFactorStatus } from '../two-factor/api'
 import { DEFAULT_PASSWORD_STATE } from './DefaultPasswordDialog'
+
+/** The 2FA setup screen an admin is sent to while TwoFactorRequiredForAdmins is on and 2FA is not. */
+export const TWO_FACTOR_SETUP_PATH = '/two-factor'
 
 /** The console home, where a sign-in lands unless the guard sent the user from elsewhere. */
 export const CONSOLE_HOME = '/token'
@@ -29,6 +33,9 @@ export function useFinishSignIn (): (user: UserView) => void {
   return useCallback((user: UserView) => {
     signIn(user)
     notify.success(t('auth.login.loggedIn'))
-    navigate(afterLogin(location.state), { replace: true, state: user.password_is_default ? DEFAULT_PASSWORD_STATE : null })
+    const go = () => { navigate(afterLogin(location.state), { replace: true, state: user.password_is_default ? DEFAULT_PASSWORD_STATE : null }) }
+    if (user.role < 10) { go(); return }
+    // An admin who must set up 2FA first (TwoFactorRequiredForAdmins) sees the setup screen before anything else.
+    twoFactorStatus().then((s) => { if (s.setup_required) navigate(TWO_FACTOR_SETUP_PATH, { replace: true }); else go() }, go)
   }, [signIn, notify, navigate, location.state, t])
 }

@@ -8,6 +8,7 @@ import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import Switch from '@mui/material/Switch'
 import TextField from '@mui/material/TextField'
+import Typography from '@mui/material/Typography'
 import AddIcon from '@mui/icons-material/Add'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EastIcon from '@mui/icons-material/East'
@@ -18,8 +19,10 @@ import { useTranslation } from 'react-i18next'
 import { FormDrawer } from '../../components/FormDrawer'
 import { MultiSelect } from '../../components/MultiSelect'
 import { useNotify } from '../../components/Notify'
+import { useVerification } from '../../components/VerifyDialog'
 import { useRecord } from '../../lib/useRecord'
-import { createChannels, defaultModels, fetchModels, fetchSavedModels, getChannel, knownModels, updateChannel } from './api'
+import { useAuth } from '../../auth/AuthContext'
+import { createChannels, defaultModels, fetchModels, fetchSavedModels, getChannel, knownModels, revealChannelKey, updateChannel } from './api'
 import {
   baseUrlKind,
   bodyOf,
@@ -53,7 +56,7 @@ export interface ChannelDrawerProps {
   onSaved: () => void
 }
 
-/** The create/edit form of SPEC.md section 2 (Channel edit drawer, 600 px; full width on small screens). */
+/** The create/edit form (Channel edit drawer, 600 px; full width on small screens). */
 export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSaved }: ChannelDrawerProps) {
   const { t } = useTranslation()
   const notify = useNotify()
@@ -65,18 +68,22 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const [defaults, setDefaults] = useState<Record<string, string[]>>({})
   const [allModels, setAllModels] = useState<string[]>([])
   const [custom, setCustom] = useState('')
+  // The stored key, only once root revealed it (after verifying again); dropped when the drawer closes.
   const [storedKey, setStoredKey] = useState<string | undefined>()
+  const isRoot = (useAuth().user?.role ?? 0) >= 100
+  const { withVerification } = useVerification()
   // Until the channel's values are in (waiting), the fields stay hidden so nobody reads or types
   // into an empty form that the load is about to overwrite.
   const { loading, waiting } = useRecord(open, channelId, getChannel, { onLoad: (channel) => { setForm(formOf(channel)) }, onFail: onClose })
 
   useEffect(() => {
+    // A revealed key is dropped as soon as the drawer closes, not kept until it opens again.
+    setStoredKey(undefined)
     if (!open) return
     let live = true
     setErrors({})
     setForm(emptyForm())
     setCustom('')
-    setStoredKey(undefined)
     defaultModels().then((d) => {
       if (!live) return
       setDefaults(d)
@@ -93,7 +100,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   }
 
   /**
-   * SPEC.md section 4: a type change fills the type's models when none are chosen (or the
+   * docs/domain.md: a type change fills the type's models when none are chosen (or the
    * choice is still the previous type's untouched list); a type-specific `other` does not carry
    * over to a type where it means something else.
    */
@@ -116,7 +123,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const addCustom = () => {
     const names = splitNames(custom)
     if (names.length === 0) return
-    // SPEC.md section 5: adding a model that is already chosen is refused.
+    // docs/domain.md: adding a model that is already chosen is refused.
     const existing = names.filter((n) => form.models.includes(n))
     if (existing.length > 0) {
       notify.error(t('channel.form.modelExists', { names: existing.join(', ') }))
@@ -163,7 +170,8 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const showKey = async () => {
     if (channelId === undefined) return
     try {
-      setStoredKey((await getChannel(channelId)).key)
+      // The server wants a fresh verification first: the dialog asks for it, then the call is repeated.
+      setStoredKey(await withVerification(async () => await revealChannelKey(channelId)))
     } catch (err) {
       notify.error(err)
     }
@@ -380,19 +388,28 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
           slotProps={{ htmlInput: { spellCheck: false } }}
         />
         {!creating && (
-          storedKey === undefined
-            ? <Button size='small' startIcon={<VisibilityIcon />} sx={{ mt: 1 }} onClick={() => { void showKey() }}>{t('channel.form.showKey')}</Button>
-            : (
-              <TextField
-                label={t('channel.form.storedKey')}
-                value={storedKey}
-                fullWidth
-                multiline
-                size='small'
-                sx={{ mt: 1.5 }}
-                slotProps={{ htmlInput: { readOnly: true, spellCheck: false } }}
-              />
-              )
+          <Stack direction='row' data-testid='stored-key-hint' sx={{ mt: 1, alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
+            <Typography variant='body2' color='text.secondary' sx={{ overflowWrap: 'anywhere' }}>
+              {form.storedKeyCount > 1
+                ? t('channel.form.storedHintMany', { count: form.storedKeyCount, hint: form.storedKeyHint })
+                : t('channel.form.storedHint', { hint: form.storedKeyHint === '' ? '-' : form.storedKeyHint })}
+            </Typography>
+            {isRoot && storedKey === undefined && (
+              <Button size='small' startIcon={<VisibilityIcon />} onClick={() => { void showKey() }}>{t('channel.form.showKey')}</Button>
+            )}
+          </Stack>
+        )}
+        {!creating && storedKey !== undefined && (
+          <TextField
+            label={t('channel.form.storedKey')}
+            value={storedKey}
+            fullWidth
+            multiline
+            size='small'
+            sx={{ mt: 1.5 }}
+            helperText={t('channel.form.revealHelp')}
+            slotProps={{ htmlInput: { readOnly: true, spellCheck: false } }}
+          />
         )}
       </Box>
 

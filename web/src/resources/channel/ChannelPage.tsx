@@ -26,12 +26,11 @@ import { usePersistentState } from '../../lib/usePersistentState'
 import { useSelection } from '../../lib/useSelection'
 import {
   channelTypes,
-  createChannels,
+  copyChannel,
   deleteChannel,
   deleteDisabledChannels,
   editTag,
   fixChannels,
-  getChannel,
   groupNames,
   isTagRow,
   listChannels,
@@ -53,7 +52,7 @@ interface Filter { keyword: string, model: string, group: string }
 
 const COLUMNS = 10
 
-/** Admins: the upstream channels (SPEC.md section 2, Channel page); /channel/add and /channel/edit/{id} open the drawer. */
+/** Admins: the upstream channels; /channel/add and /channel/edit/{id} open the drawer. */
 export default function ChannelPage () {
   const { t } = useTranslation()
   const notify = useNotify()
@@ -164,8 +163,8 @@ export default function ChannelPage () {
 
   const copy = async (row: ChannelView) => {
     try {
-      const { id: _id, status: _status, response_time: _rt, test_time: _tt, balance: _b, balance_updated_time: _bt, used_quota: _uq, created_time: _ct, other_info: _oi, ...fields } = await getChannel(row.id)
-      await createChannels({ ...fields, name: `${fields.name}${t('channel.copySuffix')}` })
+      // Copied on the server: the console never holds the key (keys are write-only).
+      await copyChannel(row.id, t('channel.copySuffix'))
       notify.success(t('channel.copied'))
       reload()
     } catch (err) {
@@ -203,7 +202,7 @@ export default function ChannelPage () {
       return null
     }
     try {
-      // SPEC.md section 5: a negative weight becomes 0.
+      // docs/domain.md: a negative weight becomes 0.
       const saved = await patchChannel(row.id, { weight: Math.max(0, n) })
       notify.success(t('channel.weightUpdated'))
       reload()
@@ -230,7 +229,7 @@ export default function ChannelPage () {
 
   const setTagWeight = async (row: ChannelTagRow, text: string): Promise<number | null> => {
     const weight = parseInteger(text)
-    // SPEC.md section 5: a tag's bulk weight must be a non-negative integer.
+    // docs/domain.md: a tag's bulk weight must be a non-negative integer.
     if (weight === undefined || weight < 0) {
       notify.error(t('channel.tag.weightInvalid'))
       return null

@@ -57,7 +57,7 @@ export interface ChannelRowProps {
   onBalance: () => void
 }
 
-/** One channel of the list with its inline edits and actions (SPEC.md section 2, Channel page). */
+/** One channel of the list with its inline edits and actions. */
 export function ChannelRow ({ row, typeName, nested = false, testing, onTest, onToggle, onEdit, onCopy, onDelete, onPriority, onWeight, onKeys, updatingBalance, onBalance }: ChannelRowProps) {
   const { t } = useTranslation()
   const [menu, setMenu] = useState<HTMLElement | null>(null)

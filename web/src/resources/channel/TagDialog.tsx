@@ -27,7 +27,7 @@ export interface TagDialogProps {
   onSaved: () => void
 }
 
-/** SPEC.md section 2, tag edit dialog: overwrites fields on every channel of a tag; blank keeps them. */
+/** The tag edit dialog: overwrites fields on every channel of a tag; blank keeps them. */
 export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogProps) {
   const { t } = useTranslation()
   const notify = useNotify()
@@ -67,7 +67,7 @@ export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogPro
       return
     }
     const body = tagBodyOf(tag, form)
-    // SPEC.md section 5: a tag edit that changes nothing is refused.
+    // docs/domain.md: a tag edit that changes nothing is refused.
     if (body === undefined) {
       notify.warning(t('channel.tag.nothingChanged'))
       return

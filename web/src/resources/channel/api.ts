@@ -37,9 +37,22 @@ export async function listChannels (q: ChannelQuery): Promise<ChannelPage> {
   return await get<ChannelPage>('/api/channel/search', { ...query, keyword, model, group })
 }
 
-/** One channel with its opened key. */
+/** One channel, with its key's hint (keys are write-only: never the key). */
 export async function getChannel (id: number): Promise<ChannelDetail> {
   return await get<ChannelDetail>(`/api/channel/${id}`)
+}
+
+/**
+ * The stored key of a channel, one credential per line (the super admin only, after a fresh
+ * verification: the answer's refusal then asks for it). Each call is audited and rate-limited.
+ */
+export async function revealChannelKey (id: number): Promise<string> {
+  return (await post<{ key: string }>(`/api/channel/${id}/key`)).key
+}
+
+/** A new channel with the settings and keys of channel `id`, named with `suffix` added; the keys stay on the server. */
+export async function copyChannel (id: number, suffix: string): Promise<ChannelView> {
+  return await post<ChannelView>(`/api/channel/copy/${id}`, {}, { suffix })
 }
 
 /** Creates one channel, or (batch) one per key line; the created channels in order. */

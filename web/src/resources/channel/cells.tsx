@@ -9,7 +9,7 @@ import { useTranslation } from 'react-i18next'
 import { formatTime } from '../../lib/format'
 
 /**
- * SPEC.md section 9: 0 is untested; up to 1 s green, up to 3 s lime, up to 5 s yellow, above red.
+ * docs/domain.md: 0 is untested; up to 1 s green, up to 3 s lime, up to 5 s yellow, above red.
  * Fixed colours rather than theme roles: lime and yellow have no theme role.
  */
 export function responseColour (ms: number): { bg: string, fg: string } | undefined {

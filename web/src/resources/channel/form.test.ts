@@ -67,17 +67,18 @@ t.test('a JSON key is one credential, other keys one per line', async (t) => {
 
 t.test('an edit loads the channel with models and groups split on commas and no key', async (t) => {
   const channel = {
-    id: 1, type: 1, name: 'c', key: 'sk-secret', openai_organization: null, max_input_tokens: 0, base_url: '', other: '',
+    id: 1, type: 1, name: 'c', openai_organization: null, max_input_tokens: 0, base_url: '', other: '',
     models: 'a, b,a', group: 'default,vip', model_mapping: '{"x": "y"}', status_code_mapping: '', auto_ban: 0, test_model: '',
     priority: 3, weight: 2, tag: 't', proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0,
     balance_updated_time: 0, used_quota: 0, created_time: 0, other_info: {},
-    param_override: '', header_override: '', multi_key_mode: 'random', key_states: {}, key_count: 1
+    param_override: '', header_override: '', multi_key_mode: 'random', key_states: {}, key_count: 1, key_hint: 'sk-…cret'
   } satisfies ChannelDetail
   const form = formOf(channel)
   t.same(form.models, ['a', 'b'])
   t.same(form.groups, ['default', 'vip'])
   t.same(form.mapping, [{ from: 'x', to: 'y' }])
-  t.equal(form.key, '', 'the stored key is not put in the form')
+  t.equal(form.key, '', 'the key field starts blank (the server sends no key, only its hint)')
+  t.equal(form.storedKeyHint, 'sk-…cret')
   t.equal(form.autoBan, false)
 })
 
@@ -93,11 +94,22 @@ t.test('a tag edit: blank keeps, a cleared name dissolves, nothing changed is re
 })
 
 const detail = (fields: Partial<ChannelDetail>): ChannelDetail => ({
-  id: 7, type: 1, name: 'multi', key: 'sk-a\nsk-b\nsk-c', openai_organization: null, max_input_tokens: 8192, base_url: 'https://up.example.com', other: '',
+  id: 7, type: 1, name: 'multi', openai_organization: null, max_input_tokens: 8192, base_url: 'https://up.example.com', other: '',
   models: 'gpt-4o', group: 'default', model_mapping: '', status_code_mapping: '', auto_ban: 1, test_model: '', priority: 0, weight: 0, tag: null,
   proxy_url: '', setting: '', status: 1, response_time: 0, test_time: 0, balance: 0, balance_updated_time: 0, used_quota: 0, created_time: 0,
   other_info: {}, param_override: '{\n  "temperature": 0.3\n}', header_override: '{\n  "X-Key": "{api_key}"\n}', multi_key_mode: 'polling',
-  key_states: {}, key_count: 3, ...fields
+  key_states: {}, key_count: 3, key_hint: '…-a', ...fields
+})
+
+t.test('an edit sending the key to another type, base URL or proxy needs the key typed again', async (t) => {
+  const form = formOf(detail({}))
+  t.same(validate({ ...form, baseUrl: 'https://up.example.com/' }, false), {}, 'the same address written differently')
+  t.same(validate({ ...form, name: 'renamed' }, false), {}, 'other fields keep the key')
+  for (const change of [{ baseUrl: 'https://elsewhere.example.com' }, { proxyUrl: 'http://127.0.0.1:3128' }, { type: 8 }]) {
+    t.equal(validate({ ...form, ...change }, false).key, 'channel.form.error.keyForNewTarget', JSON.stringify(change))
+    t.equal(validate({ ...form, ...change, key: 'sk-new' }, false).key, undefined, 'with a new key it is fine')
+  }
+  t.equal(validate({ ...valid(), baseUrl: 'https://x.example.com' }, true).key, undefined, 'a new channel has nothing stored')
 })
 
 t.test('overrides, multi-key mode and max input tokens go from the channel to the form and back unchanged', async (t) => {

@@ -1,12 +1,12 @@
 import { type ChannelCreateBody, type ChannelDetail, type ChannelTagBody, MULTI_KEY_MODES, type MultiKeyMode } from '@modelgate/contracts'
 
-/** SPEC.md section 9: a new channel's groups, auto-disable, priority and weight. */
+/** docs/domain.md: a new channel's groups, auto-disable, priority and weight. */
 export const DEFAULT_GROUPS = ['default']
-/** SPEC.md section 9: the redirect template. */
+/** docs/domain.md: the redirect template. */
 export const MAPPING_TEMPLATE = { from: 'gpt-3.5-turbo', to: 'gpt-3.5-turbo-0125' }
-/** SPEC.md section 5: type-specific defaults of `other` (Azure API version, Spark version). */
+/** docs/domain.md: type-specific defaults of `other` (Azure API version, Spark version). */
 export const OTHER_DEFAULTS: Readonly<Record<number, string>> = { 3: '2023-06-01-preview', 18: 'v2.1' }
-/** SPEC.md section 5: the lowest priority. */
+/** docs/domain.md: the lowest priority. */
 export const PRIORITY_MIN = -999
 /** The server creates at most this many channels in one batch. */
 export const BATCH_MAX = 1000
@@ -99,6 +99,10 @@ export interface ChannelForm {
   maxInputTokens: string
   /** How many keys the saved channel holds (0 when creating): a blank key field keeps them. */
   storedKeyCount: number
+  /** The saved channel's first key, masked ('' when creating): keys are write-only, this is all the console gets. */
+  storedKeyHint: string
+  /** Where the saved channel sends its key (undefined when creating): changing it needs the key typed again. */
+  target?: { type: number, baseUrl: string, proxyUrl: string }
 }
 
 export type FormField = 'name' | 'key' | 'baseUrl' | 'other' | 'models' | 'groups' | 'statusCodeMapping' | 'priority' | 'weight' | 'proxyUrl' | 'setting' |
@@ -130,7 +134,8 @@ export function emptyForm (): ChannelForm {
     headerOverride: '',
     multiKeyMode: 'random',
     maxInputTokens: '0',
-    storedKeyCount: 0
+    storedKeyCount: 0,
+    storedKeyHint: ''
   }
 }
 
@@ -151,7 +156,7 @@ export function mappingRows (text: string): MappingRow[] {
   }
 }
 
-/** SPEC.md section 5: only rows with both sides filled are kept; '' when none are. */
+/** docs/domain.md: only rows with both sides filled are kept; '' when none are. */
 export function mappingJson (rows: readonly MappingRow[]): string {
   const kept: Record<string, string> = {}
   for (const { from, to } of rows) if (from.trim() !== '' && to.trim() !== '') kept[from.trim()] = to.trim()
@@ -182,8 +187,22 @@ export function formOf (channel: ChannelDetail): ChannelForm {
     headerOverride: channel.header_override,
     multiKeyMode: (MULTI_KEY_MODES as readonly string[]).includes(channel.multi_key_mode) ? channel.multi_key_mode as MultiKeyMode : 'random',
     maxInputTokens: String(channel.max_input_tokens),
-    storedKeyCount: channel.key_count
+    storedKeyCount: channel.key_count,
+    storedKeyHint: channel.key_hint,
+    target: { type: channel.type, baseUrl: channel.base_url, proxyUrl: channel.proxy_url }
   }
+}
+
+const cleanBaseUrl = (text: string): string => text.trim().replace(/\/+$/, '')
+
+/**
+ * Whether an edit changes where the key is sent (type, base URL, proxy): the server then wants
+ * the key typed again, so nobody can point a channel elsewhere and have it send a key they cannot read.
+ */
+export function sendsKeyElsewhere (form: Pick<ChannelForm, 'type' | 'baseUrl' | 'proxyUrl' | 'target'>): boolean {
+  const t = form.target
+  if (t === undefined) return false
+  return form.type !== t.type || cleanBaseUrl(form.baseUrl) !== cleanBaseUrl(t.baseUrl) || form.proxyUrl.trim() !== t.proxyUrl.trim()
 }
 
 /** An integer typed in a text field; undefined when it is not one. */
@@ -256,7 +275,7 @@ export function validHeaderOverride (text: string): boolean {
 }
 
 /**
- * The i18n keys of what is wrong (SPEC.md section 5, Channel), with the server's messages: the
+ * The i18n keys of what is wrong (docs/domain.md, Channel), with the server's messages: the
  * same rules are checked again there.
  */
 export function validate (form: ChannelForm, creating: boolean): FormErrors {
@@ -268,6 +287,7 @@ export function validate (form: ChannelForm, creating: boolean): FormErrors {
   if (creating && keys.length === 0) errors.key = 'channel.form.error.key'
   else if (creating && form.batch && keys.length > BATCH_MAX) errors.key = 'channel.form.error.tooManyKeys'
   else if (jsonKey(form.type) && form.key.trim() !== '' && !validJsonKey(form.key)) errors.key = 'channel.form.error.jsonKey'
+  else if (!creating && keys.length === 0 && sendsKeyElsewhere(form)) errors.key = 'channel.form.error.keyForNewTarget'
   const base = form.baseUrl.trim().replace(/\/+$/, '')
   if (base !== '' && !isUrl(base, ['http:', 'https:'])) errors.baseUrl = 'channel.form.error.baseUrl'
   if (otherKind(form.type) === 'vertexRegion' && form.other.trim().startsWith('{') && jsonObject(form.other) === undefined) errors.other = 'channel.form.error.region'
@@ -315,7 +335,7 @@ export function bodyOf (form: ChannelForm): ChannelCreateBody {
     test_model: form.testModel.trim(),
     tag: form.tag.trim(),
     priority: parseInteger(form.priority) ?? 0,
-    // SPEC.md section 5: a negative weight becomes 0.
+    // docs/domain.md: a negative weight becomes 0.
     weight: Math.max(0, parseInteger(form.weight) ?? 0),
     proxy_url: form.proxyUrl.trim(),
     setting: hasSetting(form.type) ? form.setting.trim() : '',
@@ -344,7 +364,7 @@ export function tagFormOf (tag: string): TagForm {
   return { newTag: tag, models: [], groups: [], modelMapping: '', priority: '', weight: '' }
 }
 
-/** SPEC.md section 5, tag edit: the mapping must be JSON, priority an integer, weight a non-negative integer. */
+/** docs/domain.md, tag edit: the mapping must be JSON, priority an integer, weight a non-negative integer. */
 export function validateTag (form: TagForm): TagErrors {
   const errors: TagErrors = {}
   if (form.modelMapping.trim() !== '' && jsonObject(form.modelMapping) === undefined) errors.modelMapping = 'channel.form.error.modelMapping'

@@ -1,4 +1,4 @@
-/** Dashboard bucket sizes (SPEC.md section 9). */
+/** Dashboard bucket sizes (docs/domain.md). */
 export type Granularity = 'hour' | 'day' | 'week'
 export const GRANULARITIES: readonly Granularity[] = ['hour', 'day', 'week']
 

@@ -31,10 +31,10 @@ import type { LogQuery, LogRow, LogStats } from './types'
 import { UserInfoDialog } from './UserInfoDialog'
 
 const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
-/** How many days back a normal user sees their own usage details (SPEC.md section 2; the API enforces it). */
+/** How many days back a normal user sees their own usage details (the API enforces it). */
 const SELF_LOG_DAYS = 3
 
-/** The type select and the type chips (SPEC.md section 3: 1 recharge ... 5 error). */
+/** The type select and the type chips (docs/domain.md: 1 recharge ... 5 error). */
 const TYPES = [
   { value: 1, label: 'log.type.recharge', colour: 'info' },
   { value: 2, label: 'log.type.consume', colour: 'success' },
@@ -43,7 +43,7 @@ const TYPES = [
   { value: 5, label: 'log.type.error', colour: 'error' }
 ] as const
 
-// Types 0 and 2 involve a model call (SPEC.md section 3); error rows (5) are failed calls.
+// Types 0 and 2 involve a model call (docs/domain.md); error rows (5) are failed calls.
 const isModelCall = (type: number) => type === 0 || type === 2 || type === 5
 
 interface Form {

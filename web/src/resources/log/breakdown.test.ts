@@ -42,7 +42,7 @@ t.test('rows without prices have no breakdown', async (t) => {
   t.equal(breakdownOf({ prompt_tokens: 0, completion_tokens: 0, other: { frt: 10 } }, 500_000), undefined)
 })
 
-t.test('time colours follow SPEC.md section 9', async (t) => {
+t.test('time colours follow docs/domain.md', async (t) => {
   t.same([100, 101, 299, 300].map(durationColour), ['success', 'warning', 'warning', 'error'])
   t.same([2.9, 3, 9.9, 10].map(firstResponseColour), ['success', 'warning', 'warning', 'error'])
   t.equal(num(0.1 + 0.2), '0.3')

@@ -36,7 +36,7 @@ const nonNegative = (n: number | undefined): number => (typeof n === 'number' &&
 const ratio = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 1)
 
 /**
- * The billing formula of a log row, mirroring the gateway's cost rule (SPEC.md section 9): per
+ * The billing formula of a log row, mirroring the gateway's cost rule (docs/domain.md): per
  * token, group ratio x model ratio x (prompt + completion x completion ratio), with cached prompt
  * tokens at the cache ratio, tokens written to the cache at the cache write ratio and audio tokens at the audio ratios; per call, price x group ratio.
  * Undefined when the row carries no price (recharge, manage, system rows, old rows).
@@ -79,7 +79,7 @@ export function num (n: number): string {
   return String(Number(n.toFixed(6)))
 }
 
-/** Colour of a duration in seconds (SPEC.md section 9): log duration under 101 s green, under 300 orange, else red. */
+/** Colour of a duration in seconds (docs/domain.md): log duration under 101 s green, under 300 orange, else red. */
 export function durationColour (seconds: number): 'success' | 'warning' | 'error' {
   return seconds < 101 ? 'success' : seconds < 300 ? 'warning' : 'error'
 }

@@ -1,4 +1,4 @@
-/** The `other` JSON of a log row (SPEC.md section 3); every field may be missing on older rows. */
+/** The `other` JSON of a log row (docs/domain.md); every field may be missing on older rows. */
 export interface LogOther {
   /** First-response time in milliseconds. */
   frt?: number

@@ -76,7 +76,7 @@ const queryOf = (f: TaskFilterForm): DrawingQuery => ({ start: boundOf(f.start),
 const initialForm = (): TaskFilterForm => ({ start: drawingDefaultStart(), end: '', id: '', channel: '' })
 
 /**
- * Drawing (Midjourney) tasks (SPEC.md section 2): users see their own; admins everyone's, with
+ * Drawing (Midjourney) tasks: users see their own; admins everyone's, with
  * channel and submit result. The list refreshes itself while a task on it is unfinished.
  */
 export default function MidjourneyPage () {

@@ -8,7 +8,7 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy'
 import { useTranslation } from 'react-i18next'
 import { Html } from '../../components/Html'
 
-/** SPEC.md section 4: loading, incomplete while streaming, then complete or error. */
+/** docs/domain.md: loading, incomplete while streaming, then complete or error. */
 export type MessageState = 'loading' | 'incomplete' | 'complete' | 'error'
 
 export interface Message {

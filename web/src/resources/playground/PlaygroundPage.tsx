@@ -80,7 +80,7 @@ export default function PlaygroundPage () {
       if (controller.signal.aborted) {
         update(reply.id, (m) => ({ ...m, state: m.content === '' ? 'error' : 'complete', stopped: true }))
       } else if (err instanceof PlaygroundError && err.kind === 'stream') {
-        // SPEC.md section 8: a stream error appends the error data to the reply.
+        // A stream error appends the error data to the reply.
         update(reply.id, (m) => ({ ...m, content: m.content === '' ? err.message : `${m.content}\n\n${err.message}`, state: 'error' }))
       } else {
         update(reply.id, (m) => ({ ...m, content: err instanceof Error ? err.message : String(err), state: 'error' }))

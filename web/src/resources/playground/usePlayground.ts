@@ -31,14 +31,14 @@ export function usePlaygroundOptions (): PlaygroundOptions {
 export interface PlaygroundSettings {
   group: string
   model: string
-  /** 0.1 to 1 from the slider; 0 until the user moves it (SPEC.md section 9 default). */
+  /** 0.1 to 1 from the slider; 0 until the user moves it (docs/domain.md default). */
   temperature: number
   /** 0 means no limit. */
   maxTokens: number
   systemPrompt: string
 }
 
-/** SPEC.md section 9: the playground's default model. */
+/** docs/domain.md: the playground's default model. */
 export const DEFAULT_MODEL = 'gpt-4o-mini'
 
 /**

@@ -1,6 +1,6 @@
 import type { PricingItem } from '@modelgate/contracts'
 
-/** What one model costs in the chosen group, in dollars (SPEC.md section 9). */
+/** What one model costs in the chosen group, in dollars (docs/domain.md). */
 export type ModelPrice =
   | { kind: 'per_token', /** Per 1M prompt tokens. */ prompt: number, /** Per 1M completion tokens. */ completion: number }
   | { kind: 'per_call', /** Per call. */ call: number }
@@ -26,7 +26,7 @@ export function groupRatioOf (ratios: Readonly<Record<string, number>>, group: s
   return typeof r === 'number' && Number.isFinite(r) ? r : 1
 }
 
-/** Badge colour of a group ratio (SPEC.md section 9): over 5 red, over 3 orange, over 1 blue. */
+/** Badge colour of a group ratio (docs/domain.md): over 5 red, over 3 orange, over 1 blue. */
 export function ratioColour (ratio: number): 'error' | 'warning' | 'info' | 'default' {
   return ratio > 5 ? 'error' : ratio > 3 ? 'warning' : ratio > 1 ? 'info' : 'default'
 }

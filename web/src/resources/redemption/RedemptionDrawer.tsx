@@ -22,7 +22,7 @@ export interface RedemptionDrawerProps {
 
 interface Errors { name?: string, quota?: string, count?: string }
 
-/** Create (name, quota, count) and edit (name, quota) of SPEC.md section 2, Redemption page. */
+/** Create (name, quota, count) and edit (name, quota) of a redemption code. */
 export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: RedemptionDrawerProps) {
   const { t } = useTranslation()
   const { status } = useStatus()

@@ -40,7 +40,7 @@ function CodesBox ({ text, label }: { text: string, label: string }) {
   )
 }
 
-/** Redemption codes (SPEC.md section 2, Redemption page), for admins. */
+/** Redemption codes, for admins. */
 export default function RedemptionPage () {
   const { t } = useTranslation()
   const notify = useNotify()

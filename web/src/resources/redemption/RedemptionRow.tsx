@@ -49,7 +49,7 @@ export interface RedemptionRowProps {
   onEdit: () => void
 }
 
-/** One code; a used code can be neither enabled nor edited (SPEC.md section 4). */
+/** One code; a used code can be neither enabled nor edited (docs/domain.md). */
 export function RedemptionRow ({ row, selected, onSelect, onView, onCopy, onDelete, onToggle, onEdit }: RedemptionRowProps) {
   const { t } = useTranslation()
   const { status } = useStatus()

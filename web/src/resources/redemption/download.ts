@@ -1,4 +1,5 @@
 import { neutralizeCell } from '../../lib/cells.ts'
+import { saveBlob } from '../../lib/download.ts'
 
 /** Characters no common file system accepts in a name. */
 const UNSAFE = /[\\/:*?"<>|\p{Cc}]/gu
@@ -28,14 +29,5 @@ export function defaultCodeName (quota: number, status: { display_in_currency: b
 
 /** Saves `text` as a download named `fileName` (a Blob behind a temporary link). */
 export function downloadText (text: string, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = fileName
-  link.style.display = 'none'
-  document.body.appendChild(link)
-  link.click()
-  link.remove()
-  // Revoked after the click has been handled: revoking at once can cancel the download.
-  setTimeout(() => { URL.revokeObjectURL(url) }, 1000)
+  saveBlob(new Blob([text], { type: 'text/plain;charset=utf-8' }), fileName)
 }

@@ -1,5 +1,5 @@
 /**
- * The redemption limits of SPEC.md sections 5 and 9, as @modelgate/contracts declares them.
+ * The redemption limits of docs/domain.md, as @modelgate/contracts declares them.
  * Copied, not imported: a value import from the contracts bundles TypeBox into the console
  * (limits.test.ts keeps the copies equal).
  */

@@ -5,7 +5,7 @@ import { ModelRatioCard } from '../settings-admin/ModelRatioCard'
 import { FieldsCard } from '../settings-admin/OptionCard'
 import { OptionsProvider, useOptions } from '../settings-admin/OptionsProvider'
 
-/** The super admin's operation options (SPEC.md section 2, Settings page). */
+/** The super admin's operation options. */
 export default function OperationSetting () {
   return (
     <OptionsProvider>
@@ -65,7 +65,8 @@ function OperationCards () {
         title={t('settingsAdmin.cards.log')}
         fields={[
           { kind: 'switch', key: 'LogConsumeEnabled', label: t('settingsAdmin.fields.LogConsumeEnabled'), help: t('settingsAdmin.help.LogConsumeEnabled') },
-          { kind: 'number', key: 'LogRetentionDays', label: t('settingsAdmin.fields.LogRetentionDays'), help: t('settingsAdmin.help.LogRetentionDays'), min: 0, max: 36500, integer: true }
+          { kind: 'number', key: 'LogRetentionDays', label: t('settingsAdmin.fields.LogRetentionDays'), help: t('settingsAdmin.help.LogRetentionDays'), min: 0, max: 36500, integer: true },
+          { kind: 'number', key: 'AuditLogRetentionDays', label: t('settingsAdmin.fields.AuditLogRetentionDays'), help: t('settingsAdmin.help.AuditLogRetentionDays'), min: 0, max: 36500, integer: true }
         ]}
         extra={() => <ClearLogs />}
       />

@@ -13,7 +13,7 @@ import { type Field, FieldGrid, FieldsCard, OptionCard, rulesOf } from '../setti
 import { OptionsProvider } from '../settings-admin/OptionsProvider'
 import { useOptionForm } from '../settings-admin/useOptionForm'
 
-/** The super admin's other options: public texts and branding (SPEC.md section 2, Settings page). */
+/** The super admin's other options: public texts and branding. */
 export default function OtherSetting () {
   const { t } = useTranslation()
   return (

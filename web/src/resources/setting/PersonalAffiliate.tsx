@@ -23,7 +23,7 @@ export function PersonalAffiliate ({ self, onTransferred }: { self: UserView, on
   const [code, setCode] = useState<string | undefined>()
   const [amount, setAmount] = useState('')
   const [busy, setBusy] = useState(false)
-  // The smallest transfer is one currency unit's worth of quota (QuotaPerUnit, SPEC.md section 5).
+  // The smallest transfer is one currency unit's worth of quota (QuotaPerUnit, docs/domain.md).
   const min = Math.max(1, Math.trunc(status?.quota_per_unit ?? 500_000))
 
   useEffect(() => {

@@ -15,10 +15,12 @@ import { useTranslation } from 'react-i18next'
 import { requestEnvelope } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
+import { useVerification } from '../../components/VerifyDialog'
+import { CustomOAuthBindingRows } from '../custom-oauth/PersonalBindings'
 import { PersonalCard } from './PersonalCard'
 import { authorizeUrl, PersonalTelegramWidget, PersonalTurnstile, type TelegramAnswer } from './PersonalWidgets'
 
-/** Seconds before another code may be mailed (SPEC.md section 9). */
+/** Seconds before another code may be mailed (docs/domain.md). */
 const RESEND_COOLDOWN_S = 30
 
 type Dialogs = 'email' | 'wechat' | 'telegram' | undefined
@@ -77,6 +79,7 @@ export function PersonalBindings ({ self, onChange }: { self: UserView, onChange
           </Stack>
         ))}
       </Stack>
+      <CustomOAuthBindingRows />
       {dialog === 'email' && <EmailDialog onClose={() => { setDialog(undefined) }} onBound={bound} />}
       {dialog === 'wechat' && <WeChatDialog onClose={() => { setDialog(undefined) }} onBound={bound} />}
       {dialog === 'telegram' && <TelegramDialog onClose={() => { setDialog(undefined) }} onBound={bound} />}
@@ -90,6 +93,7 @@ function EmailDialog ({ onClose, onBound }: DialogProps) {
   const { t } = useTranslation()
   const { status } = useStatus()
   const notify = useNotify()
+  const { withVerification } = useVerification()
   const small = useMediaQuery('(max-width:600px)')
   const [email, setEmail] = useState('')
   const [code, setCode] = useState('')
@@ -125,7 +129,8 @@ function EmailDialog ({ onClose, onBound }: DialogProps) {
     if (code.trim() === '') { notify.warning(t('setting.personal.bind.codeRequired')); return }
     setBinding(true)
     try {
-      const res = await requestEnvelope<UserView>('GET', '/api/oauth/email/bind', { query: { email: email.trim(), code: code.trim() } })
+      // Changing the address needs a fresh secure verification; the dialog asks for it when due.
+      const res = await withVerification(async () => await requestEnvelope<UserView>('GET', '/api/oauth/email/bind', { query: { email: email.trim(), code: code.trim() } }))
       onBound(res.data, res.message !== '' ? res.message : t('setting.personal.bind.emailBound'))
     } catch (err) {
       notify.error(err)

@@ -17,9 +17,10 @@ import { useNavigate } from 'react-router-dom'
 import { get, requestEnvelope } from '../../api/client'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { useVerification } from '../../components/VerifyDialog'
 import { PersonalCard } from './PersonalCard'
 
-/** Password length limits (SPEC.md section 9). */
+/** Password length limits (docs/domain.md). */
 const PASSWORD_MIN = 8
 const PASSWORD_MAX = 20
 
@@ -76,6 +77,7 @@ export function PersonalPassword () {
   const { t } = useTranslation()
   const { signIn } = useAuth()
   const notify = useNotify()
+  const { withVerification } = useVerification()
   const [original, setOriginal] = useState('')
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
@@ -90,7 +92,8 @@ export function PersonalPassword () {
     setBusy(true)
     try {
       // The server starts a fresh session for this browser; other sessions end.
-      const res = await requestEnvelope<UserView>('PUT', '/api/user/self', { body: { password, original_password: original } })
+      // A fresh secure verification is needed; the dialog asks for it when due, then the change is sent again.
+      const res = await withVerification(async () => await requestEnvelope<UserView>('PUT', '/api/user/self', { body: { password, original_password: original } }))
       // The answer no longer carries password_is_default: the default-password banner goes away.
       if (res.data !== undefined) signIn(res.data)
       notify.success(res.message !== '' ? res.message : t('setting.personal.password.changed'))

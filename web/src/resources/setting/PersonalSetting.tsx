@@ -9,8 +9,11 @@ import { useAuth } from '../../auth/AuthContext'
 import { PersonalAffiliate } from './PersonalAffiliate'
 import { PersonalBindings } from './PersonalBindings'
 import { PersonalModels } from './PersonalModels'
+import { PersonalPasskeys } from './PersonalPasskeys'
 import { PersonalProfile } from './PersonalProfile'
 import { PersonalAccessToken, PersonalDelete, PersonalPassword } from './PersonalSecurity'
+import { PersonalSessions } from './PersonalSessions'
+import { PersonalTwoFactor } from './PersonalTwoFactor'
 
 /** The personal tab: profile, bindings, access token, password, invitations, models, deletion. */
 export default function PersonalSetting () {
@@ -36,8 +39,11 @@ export default function PersonalSetting () {
       <PersonalAffiliate self={self} onTransferred={reload} />
       <PersonalAccessToken self={self} />
       <PersonalPassword />
+      <PersonalTwoFactor />
+      <PersonalPasskeys />
+      <PersonalSessions />
       <PersonalModels />
-      {/* The super admin account cannot be deleted (SPEC.md section 6). */}
+      {/* The super admin account cannot be deleted (docs/domain.md). */}
       {self.role < 100 && <PersonalDelete self={self} />}
     </Box>
   )

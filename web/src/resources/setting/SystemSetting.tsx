@@ -1,10 +1,12 @@
 import Stack from '@mui/material/Stack'
 import { useTranslation } from 'react-i18next'
+import { CustomOAuthProvidersCard } from '../custom-oauth/ProvidersCard'
+import { PasskeySettingsCard } from '../passkey/PasskeySettingsCard'
 import { EmailWhitelistCard } from '../settings-admin/EmailWhitelistCard'
 import { FieldsCard } from '../settings-admin/OptionCard'
 import { OptionsProvider, useOptions } from '../settings-admin/OptionsProvider'
 
-/** The super admin's system options (SPEC.md section 2, Settings page). */
+/** The super admin's system options. */
 export default function SystemSetting () {
   return (
     <OptionsProvider>
@@ -65,6 +67,7 @@ function SystemCards () {
             confirmOff: { title: t('settingsAdmin.login.confirmTitle'), body: t('settingsAdmin.login.confirmBody'), action: t('settingsAdmin.login.confirmAction'), danger: true }
           },
           { kind: 'switch', key: 'PasswordRegisterEnabled', label: t('settingsAdmin.fields.PasswordRegisterEnabled') },
+          { kind: 'switch', key: 'TwoFactorRequiredForAdmins', label: t('settingsAdmin.fields.TwoFactorRequiredForAdmins'), help: t('settingsAdmin.help.TwoFactorRequiredForAdmins') },
           { kind: 'switch', key: 'RegisterEnabled', label: t('settingsAdmin.fields.RegisterEnabled'), help: t('settingsAdmin.help.RegisterEnabled') },
           { kind: 'switch', key: 'EmailVerificationEnabled', label: t('settingsAdmin.fields.EmailVerificationEnabled'), help: t('settingsAdmin.help.EmailVerificationEnabled') },
           { kind: 'switch', key: 'EmailDomainRestrictionEnabled', label: t('settingsAdmin.fields.EmailDomainRestrictionEnabled'), help: t('settingsAdmin.help.EmailDomainRestrictionEnabled') },
@@ -77,6 +80,8 @@ function SystemCards () {
         ]}
       />
       <EmailWhitelistCard />
+      <PasskeySettingsCard />
+      <CustomOAuthProvidersCard />
       <FieldsCard
         id='smtp'
         title={t('settingsAdmin.cards.smtp')}

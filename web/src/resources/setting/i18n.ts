@@ -66,6 +66,20 @@ export default defineCatalogue('setting', {
       submit: 'Change password',
       changed: 'Password changed'
     },
+    sessions: {
+      title: 'Signed-in sessions',
+      help: 'Where your account is signed in to the console. Sign out any session you do not recognise; changing your password signs out every session but this one.',
+      device: '{{browser}} on {{os}}',
+      unknownDevice: 'Unknown device',
+      thisDevice: 'This device',
+      details: 'Address {{ip}} · signed in {{signedIn}} · last seen {{lastSeen}}',
+      revoke: 'Sign out',
+      revokeOne: 'Sign out {{device}}',
+      others: 'Sign out all other sessions',
+      othersTitle: 'Sign out every other session?',
+      othersBody: 'Every browser and device signed in to your account, except this one, will have to sign in again.',
+      loadFailed: 'Failed to load your sessions'
+    },
     delete: {
       title: 'Delete account',
       help: 'Deleting your account signs you out everywhere and cannot be undone.',
@@ -166,6 +180,20 @@ export default defineCatalogue('setting', {
       mismatch: '两次输入的密码不一致！',
       submit: '修改密码',
       changed: '密码修改成功'
+    },
+    sessions: {
+      title: '登录会话',
+      help: '您的账户在这些地方登录了控制台。遇到不认识的会话请将其退出；修改密码会退出除本会话以外的所有会话。',
+      device: '{{os}} 上的 {{browser}}',
+      unknownDevice: '未知设备',
+      thisDevice: '当前设备',
+      details: '地址 {{ip}} · 登录于 {{signedIn}} · 最近活动 {{lastSeen}}',
+      revoke: '退出',
+      revokeOne: '退出 {{device}}',
+      others: '退出其他所有会话',
+      othersTitle: '退出其他所有会话？',
+      othersBody: '除当前会话外，所有登录了您账户的浏览器和设备都需要重新登录。',
+      loadFailed: '加载会话列表失败'
     },
     delete: {
       title: '删除账户',

@@ -36,7 +36,7 @@ export type Field = Common & (
   | { kind: 'json', rule: JsonRule, rows?: number, placeholder?: string }
 )
 
-/** Addresses are stored without trailing slashes (SPEC.md section 5). */
+/** Addresses are stored without trailing slashes (docs/domain.md). */
 export const stripSlashes = (value: string): string => value.trim().replace(/\/+$/, '')
 
 function numberProblem (t: TFunction, field: Extract<Field, { kind: 'number' }>, value: string): string | undefined {

@@ -28,7 +28,7 @@ import { checkJson } from './json'
 import { parseAmount, PRICING_KEYS, type PricingMaps, type PricingRow, putRow, removeRow, rowsOf } from './pricing-rows'
 import type { OptionForm } from './useOptionForm'
 
-/** The visual pricing table shows this many rows a page (SPEC.md section 9). */
+/** The visual pricing table shows this many rows a page (docs/domain.md). */
 const PAGE_SIZE = 10
 
 const show = (n: number | undefined) => n === undefined ? '-' : String(n)

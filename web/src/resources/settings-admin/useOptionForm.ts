@@ -3,6 +3,7 @@ import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
+import { useVerification } from '../../components/VerifyDialog'
 import { clearOption, type OptionItem, saveOption } from './api'
 import { canonical } from './json'
 import { JSON_OPTIONS, type Options, type SavedOption, useOptions } from './OptionsProvider'
@@ -45,6 +46,8 @@ export interface OptionForm {
 export function useOptionForm (): OptionForm {
   const { t } = useTranslation()
   const notify = useNotify()
+  // Replacing or clearing a credential needs a fresh secure verification: the dialog asks once, then the save goes on.
+  const { withVerification } = useVerification()
   const { reload: reloadStatus } = useStatus()
   const { options, applySaved } = useOptions()
   const [edits, setEdits] = useState<Partial<Record<OptionKey, string>>>({})
@@ -111,7 +114,7 @@ export function useOptionForm (): OptionForm {
     // One at a time: a refused key must not hide which of the others were stored.
     for (const [key, v] of list) {
       try {
-        const answer = await saveOption(key, v)
+        const answer = await withVerification(async () => await saveOption(key, v))
         saved.push({ key, value: answer.value, sent: v })
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
@@ -137,7 +140,7 @@ export function useOptionForm (): OptionForm {
   const clear = async (key: OptionKey, label: string): Promise<boolean> => {
     setSaving(true)
     try {
-      await clearOption(key)
+      await withVerification(async () => { await clearOption(key) })
       applySaved([{ key, value: '', sent: '', cleared: true }])
       discard([key])
       notify.success(t('settingsAdmin.secretCleared', { label }))

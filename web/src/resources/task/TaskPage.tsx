@@ -48,7 +48,7 @@ const queryOf = (f: TaskFilterForm): TaskQuery => ({ start: boundOf(f.start), en
 const initialForm = (): TaskFilterForm => ({ start: musicDefaultStart(), end: '', id: '', channel: '' })
 
 /**
- * Music (Suno) and video tasks (SPEC.md section 2): users see their own; admins everyone's, with
+ * Music (Suno) and video tasks: users see their own; admins everyone's, with
  * channels. Songs play in the page; the list refreshes itself while a task on it is unfinished.
  */
 export default function TaskPage () {

@@ -61,7 +61,7 @@ export function TimeCell ({ seconds }: { seconds: number }) {
   return <TableCell sx={{ whiteSpace: 'nowrap' }}>{seconds > 0 ? formatTime(seconds) : '—'}</TableCell>
 }
 
-/** Submit to finish in seconds, coloured as the log durations are (SPEC.md section 9). */
+/** Submit to finish in seconds, coloured as the log durations are (docs/domain.md). */
 export function DurationCell ({ submit, finish }: { submit: number, finish: number }) {
   const { t } = useTranslation()
   const d = durationOf(submit, finish)

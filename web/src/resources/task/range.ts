@@ -5,7 +5,7 @@ export const INPUT_FORMAT = 'YYYY-MM-DDTHH:mm'
 
 export const toInput = (d: Dayjs): string => d.format(INPUT_FORMAT)
 
-/** Drawing tasks open on the last 30 days (SPEC.md section 2, Midjourney page). */
+/** Drawing tasks open on the last 30 days. */
 export const drawingDefaultStart = (now: Dayjs = dayjs()): string => toInput(now.subtract(30, 'day'))
 
 /** Music tasks open from the start of today. */

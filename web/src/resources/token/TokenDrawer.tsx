@@ -43,7 +43,7 @@ export interface TokenDrawerProps {
   onSaved: (created: CreatedTokenView[] | undefined) => void
 }
 
-/** The create/edit form of SPEC.md section 2 (Token page); full width on small screens. */
+/** The create/edit form (Token page); full width on small screens. */
 export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerProps) {
   const { t } = useTranslation()
   const { status } = useStatus()

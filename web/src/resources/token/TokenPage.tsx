@@ -21,7 +21,7 @@ import { TokenRow } from './TokenRow'
 
 interface Filter { keyword: string, key: string }
 
-/** The user's relay tokens (SPEC.md section 2, Token page). */
+/** The user's relay tokens. */
 export default function TokenPage () {
   const { t } = useTranslation()
   const notify = useNotify()

@@ -54,7 +54,7 @@ function Action ({ label, onClick, children, color }: { label: string, onClick: 
   )
 }
 
-/** One token in the list, with its actions (SPEC.md section 2, Token page). */
+/** One token in the list, with its actions. */
 export function TokenRow ({ row, selected, onSelect, onViewKey, onCopyKey, onToggle, onEdit, onDelete }: TokenRowProps) {
   const { t } = useTranslation()
   const { status } = useStatus()

@@ -1,13 +1,13 @@
 import type { TokenCreateBody, TokenView } from '@modelgate/contracts'
 import dayjs from 'dayjs'
 
-/** SPEC.md section 9: quota presets (1, 10, 50, 100, 500 and 1000 dollars at 500000 units per dollar). */
+/** docs/domain.md: quota presets (1, 10, 50, 100, 500 and 1000 dollars at 500000 units per dollar). */
 export const QUOTA_PRESETS = [500_000, 5_000_000, 25_000_000, 50_000_000, 250_000_000, 500_000_000]
-/** SPEC.md section 9: batch presets. */
+/** docs/domain.md: batch presets. */
 export const BATCH_PRESETS = [10, 20, 30, 100]
-/** SPEC.md section 5: at most 100 tokens in one batch (the server's limit too). */
+/** docs/domain.md: at most 100 tokens in one batch (the server's limit too). */
 export const BATCH_MAX = 100
-/** SPEC.md section 9: a new token's default quota. */
+/** docs/domain.md: a new token's default quota. */
 export const DEFAULT_QUOTA = 500_000
 
 export const EXPIRY_FORMAT = 'YYYY-MM-DD HH:mm:ss'
@@ -17,7 +17,7 @@ export const LIMIT_MAX = { rpm: 1_000_000, tpm: 2_000_000_000, concurrency: 100_
 /** The limit fields of the form, in the order the drawer shows them. */
 export const LIMIT_FIELDS = ['rpm', 'tpm', 'concurrency'] as const
 
-/** Quick expiry buttons: never, or now plus one of these (SPEC.md sections 2 and 9). */
+/** Quick expiry buttons: never, or now plus one of these (docs/domain.md). */
 export const EXPIRY_PRESETS = ['never', 'minute', 'hour', 'day', 'month'] as const
 export type ExpiryPreset = typeof EXPIRY_PRESETS[number]
 
@@ -104,7 +104,7 @@ function wholeNumber (text: string): number | undefined {
 }
 
 /**
- * The i18n keys of what is wrong (SPEC.md section 5, Token). An expiry left as it was may lie in
+ * The i18n keys of what is wrong (docs/domain.md, Token). An expiry left as it was may lie in
  * the past (the token has simply expired); a changed one must be in the future.
  */
 export function validate (form: TokenForm, creating: boolean, original?: TokenView, now = dayjs().unix()): FormErrors {

@@ -20,7 +20,7 @@ import { useNotify } from '../../components/Notify'
 import { renderNumber, renderQuota } from '../../lib/format'
 import { quoteTopUp, redeemCode, startPayment, submitPaymentForm } from './api'
 
-/** The amount as a whole number, forced to at least 1 (SPEC.md section 5, Top-up). */
+/** The amount as a whole number, forced to at least 1 (docs/domain.md, Top-up). */
 function normalizeAmount (text: string): number {
   const n = Math.floor(Number(text))
   return Number.isFinite(n) && n >= 1 ? n : 1
@@ -44,7 +44,7 @@ function Figure ({ label, value, testId }: { label: string, value: string, testI
   )
 }
 
-/** The wallet (SPEC.md section 2): balance, redeeming a code, and online top-up. */
+/** The wallet: balance, redeeming a code, and online top-up. */
 export default function TopupPage () {
   const { t } = useTranslation()
   const { status } = useStatus()

@@ -11,10 +11,12 @@ import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { renderQuota } from '../../lib/format'
 import { useRecord } from '../../lib/useRecord'
+import { AdminPasskeySection } from '../passkey/AdminPasskeys'
+import { AdminTwoFactorSection } from '../two-factor/AdminTwoFactor'
 import { createUser, getUser, groupNames, updateUser } from './api'
 import { type EditErrors, parseInteger, validateEdit } from './rules'
 
-/** The add-user drawer (SPEC.md section 5: username and password must not be empty). */
+/** The add-user drawer (docs/domain.md: username and password must not be empty). */
 export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onClose: () => void, onSaved: () => void }) {
   const { t } = useTranslation()
   const notify = useNotify()
@@ -209,6 +211,8 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
           </Stack>
         </Box>
       )}
+      {original !== undefined && <AdminTwoFactorSection user={original} />}
+      {original !== undefined && <AdminPasskeySection user={original} />}
     </FormDrawer>
   )
 }

@@ -14,6 +14,7 @@ import { useNotify } from '../../components/Notify'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
 import { usePagedList } from '../../lib/usePagedList'
+import { TwoFactorStatsLine } from '../two-factor/AdminTwoFactor'
 import { listUsers, type ManageAction, manageUser } from './api'
 import { AddUserDrawer, EditUserDrawer } from './UserDrawers'
 import { UserRow } from './UserRow'
@@ -27,7 +28,7 @@ const DONE = {
 } as const
 
 /**
- * User management (SPEC.md section 2): /user lists, /user/edit/{id} opens the edit drawer over
+ * User management: /user lists, /user/edit/{id} opens the edit drawer over
  * the list. /user/edit without an id means "edit myself", which is personal settings.
  */
 export default function UserPage () {
@@ -43,7 +44,7 @@ export default function UserPage () {
   const [adding, setAdding] = useState(false)
   const [confirm, confirmDialog] = useConfirm()
   const load = useCallback(async (page: number, size: number) => await listUsers({ page, size, keyword: keyword.text }), [keyword])
-  // The user screen keeps its own size, 50 by default (SPEC.md section 9).
+  // The user screen keeps its own size, 50 by default (docs/domain.md).
   const { items, setItems, loading, setPage, reload, paging } = usePagedList(load, { sizeKey: 'user-page-size', sizeDefault: 50 })
 
   const search = (e: FormEvent) => {
@@ -73,7 +74,8 @@ export default function UserPage () {
 
   const closeEdit = useCallback(() => { navigate('/user') }, [navigate])
   const saved = useCallback((u: UserView) => {
-    setItems((list) => list.map((x) => x.id === u.id ? u : x))
+    // The saved user has no two_fa_enabled (only the list and view carry it): keep the list's.
+    setItems((list) => list.map((x) => x.id === u.id ? { ...x, ...u } : x))
     navigate('/user')
   }, [navigate, setItems])
 
@@ -82,6 +84,7 @@ export default function UserPage () {
   return (
     <Stack spacing={2}>
       <PageTitle title={t('user.title')} intro={t('user.intro')} />
+      <TwoFactorStatsLine />
       <Stack component='form' onSubmit={search} direction={{ xs: 'column', sm: 'row' }} spacing={1} useFlexGap>
         <TextField size='small' label={t('user.search')} value={keywordInput} onChange={(e) => { setKeywordInput(e.target.value) }} sx={{ flex: 1, minWidth: 0 }} />
         <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>

@@ -16,6 +16,7 @@ import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { renderNumber, renderQuota } from '../../lib/format'
+import { TwoFactorChip } from '../two-factor/AdminTwoFactor'
 import type { ManageAction } from './api'
 import { ROLE, roleKey, rowActions } from './rules'
 
@@ -52,7 +53,7 @@ export interface UserRowProps {
   onEdit: () => void
 }
 
-/** One user with the actions the signed-in admin may take on it (SPEC.md section 6). */
+/** One user with the actions the signed-in admin may take on it (docs/domain.md). */
 export function UserRow ({ row, actorRole, onAction, onEdit }: UserRowProps) {
   const { t } = useTranslation()
   const { status } = useStatus()
@@ -74,7 +75,9 @@ export function UserRow ({ row, actorRole, onAction, onEdit }: UserRowProps) {
       </TableCell>
       <TableCell>{renderNumber(row.request_count)}</TableCell>
       <TableCell><RoleChip role={row.role} /></TableCell>
-      <TableCell><StatusChip status={row.status} deleted={deleted} /></TableCell>
+      <TableCell>
+        <Stack direction='row' spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}><StatusChip status={row.status} deleted={deleted} /><TwoFactorChip user={row} /></Stack>
+      </TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>
         {any
           ? (

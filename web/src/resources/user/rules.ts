@@ -1,12 +1,12 @@
 import { USER_CONCURRENCY_MAX } from '@modelgate/contracts'
 
-/** Roles (SPEC.md section 6); kept here as plain numbers so the rules below test without the browser. */
+/** Roles (docs/domain.md); kept here as plain numbers so the rules below test without the browser. */
 export const ROLE = { common: 1, admin: 10, root: 100 } as const
 
 export interface Actor { role: number }
 export interface Target { role: number, status: number, deleted: boolean }
 
-/** Which row actions a user-management row offers (SPEC.md sections 4 and 6). */
+/** Which row actions a user-management row offers (docs/domain.md). */
 export interface RowActions {
   promote: boolean
   demote: boolean
@@ -56,7 +56,7 @@ export function parseInteger (text: string): number | undefined {
 }
 
 /**
- * Edit form rules (SPEC.md section 5): username 1-12 characters, a new password 8-20, quota a
+ * Edit form rules (docs/domain.md): username 1-12 characters, a new password 8-20, quota a
  * non-negative integer, the added quota any integer (empty is none) that keeps the balance >= 0,
  * the concurrency limit an integer from 0 (no limit) to 100000. Values are message keys.
  */

@@ -1,5 +1,5 @@
 /**
- * Keeps the monthly logs partitions ahead of time: last month through two months ahead.
+ * Keeps the monthly logs and audit_logs partitions ahead of time: last month through two months ahead.
  * Idempotent (creating an existing partition is a no-op), so redelivery and overlapping
  * schedules on several workers are harmless.
  */

@@ -1,6 +1,8 @@
 /**
  * Deletes logs older than LogRetentionDays (0 keeps everything): whole months are truncated,
- * the partly covered month is deleted in batches, so the table stays available.
+ * the partly covered month is deleted in batches, so the table stays available. Audit entries
+ * older than AuditLogRetentionDays (default 365, 0 keeps everything) go a whole month at a time:
+ * a month's partition is dropped once all of it is older, never single entries.
  */
 export const logRetentionJob = {
   queue: 'maintenance',

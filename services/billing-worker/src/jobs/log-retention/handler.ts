@@ -1,9 +1,12 @@
 import type { OptionValues } from '@modelgate/contracts'
-import { type Database, deleteLogsBefore, type Kysely } from '@modelgate/db'
+import { type Database, deleteLogsBefore, dropAuditLogsBefore, type Kysely } from '@modelgate/db'
 
-export async function run (deps: { db: Kysely<Database>, options: () => Promise<OptionValues>, now?: () => number }): Promise<{ removed: number }> {
-  const days = Math.trunc((await deps.options()).num('LogRetentionDays'))
-  if (days <= 0) return { removed: 0 }
+export async function run (deps: { db: Kysely<Database>, options: () => Promise<OptionValues>, now?: () => number }): Promise<{ removed: number, auditRemoved: number }> {
+  const options = await deps.options()
+  const days = Math.trunc(options.num('LogRetentionDays'))
+  const auditDays = Math.trunc(options.num('AuditLogRetentionDays'))
   const now = deps.now?.() ?? Math.floor(Date.now() / 1000)
-  return { removed: await deleteLogsBefore(deps.db, now - days * 86_400) }
+  const removed = days <= 0 ? 0 : await deleteLogsBefore(deps.db, now - days * 86_400)
+  const auditRemoved = auditDays <= 0 ? 0 : await dropAuditLogsBefore(deps.db, now - auditDays * 86_400)
+  return { removed, auditRemoved }
 }

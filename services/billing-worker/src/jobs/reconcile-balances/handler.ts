@@ -31,7 +31,7 @@ export interface ReconcileResult {
 export const ORPHAN_MESSAGE = 'the gateway serving this request stopped before reporting its usage; billed at the reservation\'s estimate'
 
 /**
- * Settles reservations whose gateway died mid-request (DESIGN.md invariant 3: every admitted
+ * Settles reservations whose gateway died mid-request (ARCHITECTURE.md invariant 3: every admitted
  * request yields exactly one settlement): older than `orphanAfterMs`, they are billed at the
  * amount reserved, flagged `usage_source: 'estimated'`, through the same idempotent settlement
  * as a usage event (a late event from a gateway that was only slow changes nothing).

@@ -16,7 +16,7 @@ export interface SettleDeps {
   remind?: (to: { email: string, username: string, quota: number }, options: OptionValues) => Promise<void>
 }
 
-/** At most one low-balance mail per user per two hours (SPEC.md section 9). */
+/** At most one low-balance mail per user per two hours (docs/domain.md). */
 const REMIND_EVERY_S = 2 * 3600
 
 /** What settling one event did: whether Postgres took it now, and the Redis correction. */

@@ -1,5 +1,5 @@
 import { type OptionKey, OptionValues } from '@modelgate/contracts'
-import { findAllOptions, upsertOption } from '@modelgate/db'
+import { type Database, findAllOptions, type Transaction, upsertOption } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -7,8 +7,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Current options (stored values over defaults), cached until any replica changes one. */
     loadOptions: () => Promise<OptionValues>
-    /** Stores options and announces the change. Values must already be validated. */
-    saveOptions: (values: Partial<Record<OptionKey, string>>) => Promise<void>
+    /**
+     * Stores options and announces the change. Values must already be validated. `within` runs
+     * in the same transaction (the audit entry of the change).
+     */
+    saveOptions: (values: Partial<Record<OptionKey, string>>, within?: (trx: Transaction<Database>) => Promise<void>) => Promise<void>
   }
 }
 
@@ -25,10 +28,11 @@ export default fp(async (app: FastifyInstance) => {
     cached = { values, at: Date.now() }
     return values
   })
-  app.decorate('saveOptions', async (values: Partial<Record<OptionKey, string>>) => {
+  app.decorate('saveOptions', async (values: Partial<Record<OptionKey, string>>, within?: (trx: Transaction<Database>) => Promise<void>) => {
     const entries = Object.entries(values) as Array<[OptionKey, string]>
     await app.db.transaction().execute(async (trx) => {
       for (const [key, value] of entries) await upsertOption(trx, key, value)
+      if (within !== undefined) await within(trx)
     })
     cached = undefined
     await app.publishChange({ kind: 'options', keys: entries.map(([k]) => k) })

@@ -10,6 +10,11 @@ export interface SessionClaims {
   uid: number
   sv: number
   jti: string
+  /**
+   * 1 on sessions registered in user_sessions when they began: such a token without its row was
+   * revoked. Tokens signed before sessions were kept lack it and are registered on first use.
+   */
+  reg?: 1
 }
 
 declare module '@fastify/jwt' {

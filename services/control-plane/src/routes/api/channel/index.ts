@@ -1,5 +1,6 @@
 import {
   ApiEnvelope,
+  ChannelCopyQuery,
   ChannelCountResponse,
   ChannelCreateBody,
   ChannelCreateResponse,
@@ -17,12 +18,15 @@ import {
   FetchModelsBody,
   FetchModelsResponse
 } from '@modelgate/contracts'
+import { findChannelById, findChannelsByStatus, findChannelsByTag } from '@modelgate/db'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { fail, ok } from '../../../lib/errors.js'
 import { CM } from '../../../lib/channel-messages.js'
+import { auditChannels, channelSnapshots } from '../../../services/audit-targets.js'
 import {
   ChannelTestAll,
+  copyChannel,
   createChannels,
   editTag,
   fetchSavedChannelModels,
@@ -40,7 +44,7 @@ import {
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
-/** Channel administration (SPEC.md section 7, "Channels"); admins only. */
+/** Channel administration; admins only. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const testAll = new ChannelTestAll(app)
   app.addHook('onClose', async () => { await testAll.close() })
@@ -93,11 +97,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:id', {
     config: { auth: 'admin' },
     schema: { params: IdParams, response: { 200: ChannelDetailResponse } }
-  }, async (req, reply) => {
-    const detail = await getChannelDetail(app, req.params.id)
-    // The answer carries the upstream key: keep it out of every cache.
-    reply.header('cache-control', 'no-store')
-    return ok(detail)
+  }, async (req) => ok(await getChannelDetail(app, req.params.id)))
+
+  // A copy keeps the key without anyone reading it (keys are write-only).
+  app.post('/copy/:id', {
+    config: { auth: 'admin' },
+    schema: { params: IdParams, querystring: ChannelCopyQuery, response: { 200: ChannelResponse } }
+  }, async (req) => {
+    const copy = await copyChannel(app, req.params.id, req.query.suffix)
+    await auditChannels(app, req, 'channel.create', [copy.id], undefined, `copy of channel ${req.params.id}`)
+    return ok(copy, req.t(CM.channelCreated))
   })
 
   app.post('/', {
@@ -105,19 +114,27 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: ChannelCreateBody, response: { 200: ChannelCreateResponse } }
   }, async (req) => {
     const created = await createChannels(app, req.body)
+    await auditChannels(app, req, 'channel.create', created.map((c) => c.id))
     return ok(created, created.length === 1 ? req.t(CM.channelCreated) : req.t(CM.channelsCreated, { n: created.length }))
   })
 
   app.put('/', {
     config: { auth: 'admin' },
     schema: { body: ChannelUpdateBody, response: { 200: ChannelResponse } }
-  }, async (req) => ok(await updateChannelFields(app, req.auth!.user.username, req.body), req.t(CM.channelUpdated)))
+  }, async (req) => {
+    const row = await findChannelById(app.db, req.body.id)
+    const updated = await updateChannelFields(app, req.auth!.user.username, req.body)
+    await auditChannels(app, req, 'channel.update', [req.body.id], channelSnapshots(app, row === undefined ? [] : [row]))
+    return ok(updated, req.t(CM.channelUpdated))
+  })
 
   app.delete('/disabled', {
     config: { auth: 'admin' },
     schema: { response: { 200: ChannelCountResponse } }
   }, async (req) => {
+    const disabled = await findChannelsByStatus(app.db, [2, 3])
     const n = await removeDisabledChannels(app)
+    await auditChannels(app, req, 'channel.delete', disabled.map((c) => c.id), channelSnapshots(app, disabled), 'deleted with the disabled channels')
     return ok(n, req.t(CM.disabledDeleted, { n }))
   })
 
@@ -133,7 +150,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: { body: ChannelTagBody, response: { 200: ChannelCountResponse } }
   }, async (req) => {
+    const tagged = await findChannelsByTag(app.db, req.body.tag.trim())
     const n = await editTag(app, req.body)
+    await auditChannels(app, req, 'channel.tag.update', tagged.map((c) => c.id), channelSnapshots(app, tagged), `tag ${req.body.tag.trim()}`)
     return ok(n, req.t(CM.tagUpdated, { n }))
   })
 
@@ -142,7 +161,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { body: ChannelTagStatusBody, response: { 200: ChannelCountResponse } }
     }, async (req) => {
+      const tagged = await findChannelsByTag(app.db, req.body.tag.trim())
       const n = await setTagStatus(app, req.auth!.user.username, req.body.tag, status)
+      await auditChannels(app, req, 'channel.tag.status', tagged.map((c) => c.id), channelSnapshots(app, tagged), `tag ${req.body.tag.trim()}`)
       return ok(n, req.t(CM.tagUpdated, { n }))
     })
   }
@@ -153,7 +174,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
     }, async (req) => {
+      const row = await findChannelById(app.db, req.params.id)
       await removeChannel(app, req.params.id)
+      await auditChannels(app, req, 'channel.delete', [req.params.id], channelSnapshots(app, row === undefined ? [] : [row]))
       return ok(null, req.t(CM.channelDeleted))
     })
   }

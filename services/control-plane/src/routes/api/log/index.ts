@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { ok } from '../../../lib/errors.js'
 import { pageOf, type PageParams, PageQuery } from '../../../lib/paging.js'
+import { recordAudit } from '../../../services/audit.js'
 import { AdminLogQuery, LM, logFilterOf, selfLogFilterOf, selfLogView, SelfLogQuery } from '../../../services/logs.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -45,6 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: Type.Object({ target_timestamp: Type.Integer({ minimum: 1 }) }) }
   }, async (req) => {
     const n = await deleteLogsBefore(app.db, req.query.target_timestamp)
+    await recordAudit(app, req, { action: 'log.delete', targetType: 'log', after: { target_timestamp: req.query.target_timestamp, removed: n } })
     return ok(n, req.t(LM.logsCleared, { n }))
   })
 }

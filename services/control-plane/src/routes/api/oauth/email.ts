@@ -6,6 +6,7 @@ import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
 import { checkEmailFormat, consumeEmailCode, normalizeEmail } from '../../../services/verification.js'
 import { publicUser } from '../../../services/users.js'
+import { requireFreshVerificationIfVerifiable } from '../../../services/secure-verify.js'
 
 /** GET /oauth/email/bind: sets the caller's e-mail after proving it with a code from GET /verification. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,6 +18,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const email = normalizeEmail(req.query.email)
     const code = req.query.code.trim()
     if (email === '' || code === '') throw fail(AM.emailAndCodeRequired)
+    // Before the code is spent, so the console can verify and repeat the same call.
+    await requireFreshVerificationIfVerifiable(app, req)
     checkEmailFormat(email)
     const holder = await findLiveUserBy(app.db, 'email', email)
     if (holder !== undefined && holder.id !== user.id) throw fail(AM.emailInUse)

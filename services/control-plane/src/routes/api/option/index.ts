@@ -7,6 +7,8 @@ import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
 import { isSecretPlaceholder, normaliseOption, OM, OptionError, PAYMENT_OPTIONS } from '../../../services/option-rules.js'
 import { checkOutbound, OBM } from '../../../lib/outbound.js'
+import { requireFreshVerification } from '../../../services/secure-verify.js'
+import { optionAuditor } from '../../../services/audit-targets.js'
 
 /** Options whose address this server connects to: checked like a channel's base URL. */
 const CONNECTED_TO: ReadonlySet<string> = new Set(['WeChatServerAddress', 'WorkerUrl'])
@@ -48,8 +50,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const { key } = req.body
     // Credentials are write-only: a form saved whole sends back the blank or mask it read.
     if (SECRET_OPTIONS.has(key as OptionKey)) {
+      // Replacing or removing a credential needs a fresh secure verification; the blank or
+      // mask a form sends back changes nothing and passes.
+      if (req.body.clear === true || !isSecretPlaceholder(String(req.body.value))) await requireFreshVerification(app, req)
       if (req.body.clear === true) {
-        await app.saveOptions({ [key as OptionKey]: '' })
+        const values = { [key as OptionKey]: '' }
+        await app.saveOptions(values, await optionAuditor(app, req, values, 'cleared'))
         return ok({ key, value: '' }, req.t(M.saved))
       }
       if (isSecretPlaceholder(String(req.body.value))) return ok({ key, value: '' }, req.t(M.saved))
@@ -65,13 +71,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     if (value !== '') await checkOptionTarget(app.outbound, key, value)
     if (PAYMENT_OPTIONS.has(key) && (await app.loadOptions()).str('ServerAddress') === '') throw fail(OM.serverAddressFirst)
-    await app.saveOptions({ [key as OptionKey]: value })
+    const values = { [key as OptionKey]: value }
+    await app.saveOptions(values, await optionAuditor(app, req, values))
     return ok({ key, value: SECRET_OPTIONS.has(key as OptionKey) ? '' : value }, req.t(M.saved))
   })
 
   // Restores the default model, completion and per-call prices.
   app.post('/rest_model_ratio', { config: { auth: 'root' } }, async (req) => {
-    await app.saveOptions({ ModelRatio: OPTION_DEFAULTS.ModelRatio, CompletionRatio: OPTION_DEFAULTS.CompletionRatio, ModelPrice: OPTION_DEFAULTS.ModelPrice, CacheRatio: OPTION_DEFAULTS.CacheRatio, CreateCacheRatio: OPTION_DEFAULTS.CreateCacheRatio, AudioRatio: OPTION_DEFAULTS.AudioRatio, AudioCompletionRatio: OPTION_DEFAULTS.AudioCompletionRatio })
+    const values = { ModelRatio: OPTION_DEFAULTS.ModelRatio, CompletionRatio: OPTION_DEFAULTS.CompletionRatio, ModelPrice: OPTION_DEFAULTS.ModelPrice, CacheRatio: OPTION_DEFAULTS.CacheRatio, CreateCacheRatio: OPTION_DEFAULTS.CreateCacheRatio, AudioRatio: OPTION_DEFAULTS.AudioRatio, AudioCompletionRatio: OPTION_DEFAULTS.AudioCompletionRatio }
+    await app.saveOptions(values, await optionAuditor(app, req, values, 'prices reset to the defaults'))
     return ok(null, req.t(M.saved))
   })
 }

@@ -12,6 +12,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { ok } from '../../../lib/errors.js'
 import { WM } from '../../../lib/wallet-messages.js'
+import { recordAudit, recordAudits } from '../../../services/audit.js'
+import { redemptionAudit } from '../../../services/audit-targets.js'
 import {
   createRedemptions,
   deleteRedemption,
@@ -23,7 +25,7 @@ import {
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
-/** Redemption codes (SPEC.md section 7, "Redemption and top-up"), managed by admins. */
+/** Redemption codes, managed by admins. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Every answer here can carry codes, which are bearer secrets.
   app.addHook('onSend', async (_req, reply) => {
@@ -49,8 +51,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: { body: RedemptionCreateBody, response: { 200: RedemptionCreateResponse } }
   }, async (req) => {
-    const keys = await createRedemptions(app, req.auth!.user, req.body)
-    return ok(keys, req.t(WM.redemptionsCreated, { count: keys.length }))
+    const created = await createRedemptions(app, req.auth!.user, req.body)
+    await recordAudits(app, req, created.map((r) => ({ action: 'redemption.create', targetType: 'redemption', targetId: r.id, after: redemptionAudit(r) })))
+    return ok(created.map((r) => r.key), req.t(WM.redemptionsCreated, { count: created.length }))
   })
 
   app.put('/', {
@@ -61,8 +64,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: RedemptionResponse }
     }
   }, async (req) => {
-    if (req.query.status_only === true) return ok(await setRedemptionStatus(app, req.body.id, req.body.status))
-    return ok(await updateRedemption(app, req.body), req.t(WM.redemptionUpdated))
+    const before = await getRedemption(app, req.body.id)
+    const statusOnly = req.query.status_only === true
+    const after = statusOnly ? await setRedemptionStatus(app, req.body.id, req.body.status) : await updateRedemption(app, req.body)
+    await recordAudit(app, req, { action: 'redemption.update', targetType: 'redemption', targetId: after.id, before: redemptionAudit(before), after: redemptionAudit(after) })
+    return statusOnly ? ok(after) : ok(after, req.t(WM.redemptionUpdated))
   })
 
   // The console calls DELETE /api/redemption/{id}/; both spellings are routes so each declares its access.
@@ -71,7 +77,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
     }, async (req) => {
+      const before = await getRedemption(app, req.params.id)
       await deleteRedemption(app, req.params.id)
+      await recordAudit(app, req, { action: 'redemption.delete', targetType: 'redemption', targetId: req.params.id, before: redemptionAudit(before) })
       return ok(null, req.t(WM.redemptionDeleted))
     })
   }

@@ -3,7 +3,7 @@ import type { OptionValues } from '@modelgate/contracts'
 import type { FastifyInstance } from 'fastify'
 import { onlineTopUpReady } from '../../../services/epay.js'
 
-/** Builds the public status object from options (SPEC.md section 3, "status object"). */
+/** Builds the public status object from options (docs/domain.md, "status object"). */
 export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData {
   return {
     version: meta.version,
@@ -35,6 +35,7 @@ export function statusFromOptions (o: OptionValues, meta: { version: string, sta
     turnstile_site_key: o.str('TurnstileSiteKey'),
     email_verification: o.bool('EmailVerificationEnabled'),
     password_login: o.bool('PasswordLoginEnabled'),
+    passkey_login: o.bool('PasskeyEnabled'),
     password_register: o.bool('PasswordRegisterEnabled'),
     register_enabled: o.bool('RegisterEnabled'),
     server_address: o.str('ServerAddress'),
@@ -49,7 +50,7 @@ export default async function statusRoutes (app: FastifyInstance, opts: { versio
   app.get('/', { config: { auth: 'public' }, schema: { response: { 200: StatusResponse } } }, async () => ({
     success: true,
     message: '',
-    data: statusFromOptions(await app.loadOptions(), opts)
+    data: { ...statusFromOptions(await app.loadOptions(), opts), custom_oauth_providers: await app.publicOAuthProviders() }
   }))
 }
 

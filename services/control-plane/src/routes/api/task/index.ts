@@ -10,7 +10,7 @@ const TimeQuery = {
 }
 const ChannelQuery = { channel_id: Type.Optional(Type.Integer({ minimum: 0 })) }
 
-/** Admin-only columns (SPEC.md section 6): the channel and the submit result. */
+/** Admin-only columns (docs/domain.md): the channel and the submit result. */
 function selfView<T extends { channel_id: number }> (row: T): Omit<T, 'channel_id' | 'code'> {
   const { channel_id: _channel, code: _code, ...rest } = row as T & { code?: number }
   return rest

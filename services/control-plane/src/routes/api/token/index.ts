@@ -25,7 +25,7 @@ import {
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
-/** The caller's relay tokens (SPEC.md section 7, "Tokens"); nobody sees another user's tokens. */
+/** The caller's relay tokens; nobody sees another user's tokens. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
     config: { auth: 'user' },

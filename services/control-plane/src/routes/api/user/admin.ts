@@ -1,6 +1,8 @@
 import {
   addUserQuota,
+  findTwoFactorEnabledIds,
   findUserById,
+  isTwoFactorEnabled,
   insertLog,
   listUsers,
   LOG_TYPE,
@@ -26,6 +28,8 @@ import {
   outranks,
   publicUser
 } from '../../../services/users.js'
+import { recordAudit } from '../../../services/audit.js'
+import { userAudit } from '../../../services/audit-targets.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   /** The target user, when the caller outranks it (or it is the caller, for reading). */
@@ -41,7 +45,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const { page, pageSize, offset } = pageOf(q)
     const actor = req.auth!.user
     const { items, total } = await listUsers(app.db, { belowRole: actor.role, selfId: actor.id, keyword: q.keyword, group: q.group, offset, limit: pageSize })
-    return ok({ items, page, page_size: pageSize, total })
+    const withTwoFactor = await findTwoFactorEnabledIds(app.db, items.map((u) => u.id))
+    return ok({ items: items.map((u) => ({ ...u, two_fa_enabled: withTwoFactor.has(u.id) })), page, page_size: pageSize, total })
   }
 
   app.get('/', { config: { auth: 'admin' }, schema: { querystring: Type.Object(PageQuery) } }, async (req) => await list(req, req.query))
@@ -54,7 +59,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:id', {
     config: { auth: 'admin' },
     schema: { params: Type.Object({ id: Type.Integer({ minimum: 1 }) }) }
-  }, async (req) => ok(publicUser(await target(req, req.params.id, { allowSelf: true }))))
+  }, async (req) => {
+    const user = await target(req, req.params.id, { allowSelf: true })
+    return ok({ ...publicUser(user), two_fa_enabled: await isTwoFactorEnabled(app.db, user.id) })
+  })
 
   app.post('/', {
     config: { auth: 'admin' },
@@ -72,6 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (username.trim() === '' || password === '') throw fail(M.usernamePasswordEmpty)
     if (role >= req.auth!.user.role) throw fail(M.cannotCreateSameOrHigher)
     const user = await createAccount(app, { username: username.trim(), password, displayName: displayName?.trim() || undefined, role })
+    await recordAudit(app, req, { action: 'user.create', targetType: 'user', targetId: user.id, after: userAudit(user) })
     return ok(publicUser(user), req.t(M.userCreated))
   })
 
@@ -130,6 +139,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             content: `admin ${actor.username} (id ${actor.id}) changed the quota from ${user.quota - delta} to ${user.quota}`
           })
         }
+        await recordAudit(app, req, { action: 'user.update', targetType: 'user', targetId: before.id, before: userAudit(before), after: userAudit(user) }, trx)
         return user
       })
     } catch (err) {
@@ -180,6 +190,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         break
     }
     if (updated === undefined) throw fail(M.userNotFound)
+    await recordAudit(app, req, { action: `user.${action}`, targetType: 'user', targetId: id, before: userAudit(user), after: userAudit(updated) })
     await app.publishChange({ kind: 'user', id })
     return ok({ status: updated.status, role: updated.role, deleted: updated.deleted_at !== null })
   })

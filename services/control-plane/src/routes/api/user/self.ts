@@ -5,6 +5,8 @@ import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
 import { checkPassword, ensureAffCode, hashPassword, publicUser, verifyPassword } from '../../../services/users.js'
 import { usableGroups } from '../../../services/groups.js'
+import { revokeSessions } from '../../../services/sessions.js'
+import { requireFreshVerificationIfVerifiable } from '../../../services/secure-verify.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/self', {
@@ -23,6 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const changingPassword = req.body.password !== undefined && req.body.password !== ''
     if (changingPassword) {
       checkPassword(req.body.password!)
+      await requireFreshVerificationIfVerifiable(app, req)
       // Accounts made through OAuth have no password yet and may set one directly.
       if (user.password_hash !== '' && !await verifyPassword(user.password_hash, req.body.original_password ?? '')) {
         throw fail(M.wrongOriginalPassword)
@@ -34,8 +37,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const updated = Object.keys(patch).length > 0 ? await updateUser(app.db, user.id, patch) : user
     if (updated === undefined) throw fail(M.userNotFound)
     if (changingPassword) {
-      // Every other session ended with the version bump; this one continues on a fresh cookie.
-      if (req.auth!.via === 'session') await app.startSession(req, reply, updated)
+      // Every other session ended with the version bump (their rows are marked too, and the
+      // gateway told); this one goes on under the new version on a fresh cookie.
+      const jti = req.auth!.session?.jti
+      await revokeSessions(app, user.id, jti === undefined ? {} : { except: jti })
+      if (jti !== undefined) await app.renewSession(req, reply, updated)
       await app.publishChange({ kind: 'user', id: user.id })
     }
     return ok(publicUser(updated), req.t(changingPassword ? M.passwordChanged : M.userUpdated))

@@ -2,22 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { findLiveUserByLogin, updateUser } from '@modelgate/db'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
-import { ApiError, fail, ok } from '../../../lib/errors.js'
+import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
+import { TM } from '../../../lib/two-factor-messages.js'
 import { checkTurnstile } from '../../../lib/turnstile.js'
+import { clearLoginFailures, countLoginFailure, refuseWhileLocked } from '../../../services/login-guard.js'
+import { completeFirstFactor, finishSignIn, openFlow, spendFlow, verifySecondFactor } from '../../../services/two-factor.js'
 import { publicUser, verifyPassword } from '../../../services/users.js'
-
-/**
- * Failed logins before a lockout, per login name and per client address, and the window they are
- * counted in. Counters live in Redis, so every replica sees the same ones. The address is the
- * socket's unless it came through a proxy listed in TRUST_PROXY, so a client rotating
- * X-Forwarded-For stays one address.
- */
-const MAX_FAILURES = 10
-const MAX_FAILURES_PER_IP = 20
-const LOCKOUT_S = 15 * 60
-const failuresKey = (login: string) => `login:fail:${login.toLowerCase()}`
-const ipFailuresKey = (ip: string) => `login:fail-ip:${ip}`
 
 const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
   app.post('/login', {
@@ -33,28 +24,36 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     if (username.trim() === '' || password === '') throw fail(M.usernamePasswordEmpty)
     await checkTurnstile(app, req, opts.turnstileVerifyUrl)
 
-    // Counted per login name whether or not it exists, so the lockout reveals nothing; while
-    // locked, even the right password is refused.
-    const key = failuresKey(username.trim())
-    const ipKey = ipFailuresKey(req.ip)
-    const [failures, ipFailures] = await app.redis.mget(key, ipKey)
-    if (Number(failures ?? 0) >= MAX_FAILURES || Number(ipFailures ?? 0) >= MAX_FAILURES_PER_IP) {
-      const [, , nameTtl, ipTtl] = (await app.redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).ttl(key).ttl(ipKey).exec()) ?? []
-      // Retry-After: when the later of the two locks (the name's, the address's) that hold ends.
-      const locks = [Number(failures ?? 0) >= MAX_FAILURES ? Number(nameTtl?.[1]) : 0, Number(ipFailures ?? 0) >= MAX_FAILURES_PER_IP ? Number(ipTtl?.[1]) : 0]
-      const wait = Math.min(LOCKOUT_S, Math.max(1, ...locks.filter((n) => Number.isFinite(n))))
-      throw new ApiError(429, M.tooManyLoginAttempts, { minutes: LOCKOUT_S / 60 }, { 'retry-after': String(wait) })
-    }
-    const user = await findLiveUserByLogin(app.db, username.trim())
+    const login = username.trim()
+    await refuseWhileLocked(app, req, [login])
+    const user = await findLiveUserByLogin(app.db, login)
     const valid = await verifyPassword(user?.password_hash, password)
     if (user === undefined || !valid) {
-      await app.redis.multi().incr(key).expire(key, LOCKOUT_S).set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).exec()
+      await countLoginFailure(app, req, [login])
       throw fail(M.loginFailed)
     }
     if (user.status !== 1) throw fail(M.userBanned)
-    await app.redis.del(key)
-    await app.startSession(req, reply, user)
-    return ok(publicUser(user), req.t(user.password_is_default ? M.defaultPassword : M.loggedIn))
+    // With two-factor sign-in: `{require_2fa, flow_token}` and no cookie until POST /login/2fa.
+    return await completeFirstFactor(app, req, reply, user, login)
+  })
+
+  // The second step of a sign-in: a TOTP or backup code for the flow token of the first step.
+  // Wrong codes count toward the same lockout as wrong passwords.
+  app.post('/login/2fa', {
+    config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
+    schema: { body: Type.Object({ code: Type.String({ maxLength: 64 }), flow_token: Type.String({ maxLength: 128 }) }) }
+  }, async (req, reply) => {
+    const { user, logins } = await openFlow(app, req.body.flow_token)
+    await refuseWhileLocked(app, req, logins)
+    if (req.body.code.trim() === '') throw fail(TM.codeRequired)
+    if (await verifySecondFactor(app, user, req.body.code) === undefined) {
+      await countLoginFailure(app, req, logins)
+      throw fail(TM.codeInvalid)
+    }
+    if (!await spendFlow(app, req.body.flow_token, user.id)) throw fail(TM.flowExpired)
+    if (user.status !== 1) throw fail(M.userBanned)
+    await clearLoginFailures(app, logins)
+    return await finishSignIn(app, req, reply, user)
   })
 
   app.get('/logout', { config: { auth: 'public' } }, async (req, reply) => {

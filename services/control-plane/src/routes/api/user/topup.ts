@@ -27,7 +27,7 @@ function notifyParams (source: unknown): EpayParams | undefined {
   return Object.fromEntries(entries) as EpayParams
 }
 
-/** The wallet: redeeming codes and online top-up through an epay provider (SPEC.md section 7). */
+/** The wallet: redeeming codes and online top-up through an epay provider (ARCHITECTURE.md "Console API conventions"). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/topup', {
     config: { auth: 'user', rateLimit: REDEEM_RATE_LIMIT },
