@@ -19,7 +19,7 @@ import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { parseTime, renderNumber, renderQuota } from '../../lib/format'
 import { fetchUsage, type UsageQuery } from './api'
-import { GRANULARITIES, type Granularity, modelsOf, seriesOf, timeline, totalsOf, type UsageBucket } from './series'
+import { GRANULARITIES, type Granularity, seriesOf, timeline, totalsOf, type UsageBucket, withOthers } from './series'
 
 const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
 const CHART_HEIGHT = 300
@@ -109,16 +109,18 @@ export default function DetailPage () {
   const view = useMemo(() => {
     if (buckets === undefined || applied === undefined) return undefined
     const times = timeline(buckets, applied.granularity, applied.start_timestamp, applied.end_timestamp)
-    const models = modelsOf(buckets)
+    // Charts name the top models and sum the rest; the totals count every model.
+    const charted = withOthers(buckets, (count) => t('detail.others', { count }))
+    const models = charted.models
     return {
       labels: times.map((x) => labelOf(x, applied.granularity)),
       models,
-      quota: seriesOf(buckets, times, models, (b) => b.quota),
-      count: seriesOf(buckets, times, models, (b) => b.count),
+      quota: seriesOf(charted.buckets, times, models, (b) => b.quota),
+      count: seriesOf(charted.buckets, times, models, (b) => b.count),
       totals: totalsOf(buckets),
-      share: models.map((m, i) => ({ id: i, label: m, value: buckets.filter((b) => b.model_name === m).reduce((s, b) => s + b.quota, 0) }))
+      share: models.map((m, i) => ({ id: i, label: m, value: charted.buckets.filter((b) => b.model_name === m).reduce((s, b) => s + b.quota, 0) }))
     }
-  }, [buckets, applied])
+  }, [buckets, applied, t])
 
   const who = applied?.username?.trim() ?? ''
   const scope = !admin ? t('detail.scope.self') : who !== '' ? t('detail.scope.user', { name: who }) : t('detail.scope.all')

@@ -18,6 +18,7 @@ export default defineCatalogue('detail', {
     share: 'Quota share by model'
   },
   empty: 'No usage in this time range',
+  others: 'Other ({{count}} models)',
   scope: { all: 'All users', self: 'Your usage', user: 'User {{name}}' }
 }, {
   title: '数据看板',
@@ -37,5 +38,6 @@ export default defineCatalogue('detail', {
     share: '各模型额度占比'
   },
   empty: '该时间范围内没有使用数据',
+  others: '其他（{{count}} 个模型）',
   scope: { all: '所有用户', self: '我的使用', user: '用户 {{name}}' }
 })

@@ -52,6 +52,25 @@ export function modelsOf (buckets: readonly UsageBucket[]): string[] {
   return [...sum.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m]) => m)
 }
 
+/** Most models a chart names; the rest are summed as one series, as monitoring dashboards do. */
+export const CHART_MODELS = 8
+
+/**
+ * The buckets as the charts draw them: the {@link CHART_MODELS} models with the most quota keep
+ * their names, the others are summed under `other(n)` (n = how many), listed last. Grouping a
+ * single model would hide its name for nothing, so nine models are all shown.
+ */
+export function withOthers (buckets: readonly UsageBucket[], other: (n: number) => string, limit = CHART_MODELS): { buckets: readonly UsageBucket[], models: string[] } {
+  const models = modelsOf(buckets)
+  if (models.length <= limit + 1) return { buckets, models }
+  const shown = new Set(models.slice(0, limit))
+  const label = other(models.length - limit)
+  return {
+    buckets: buckets.map((b) => shown.has(b.model_name) ? b : { ...b, model_name: label }),
+    models: [...models.slice(0, limit), label]
+  }
+}
+
 /** One value per time per model (0 where the model had no use). */
 export function seriesOf (buckets: readonly UsageBucket[], times: readonly number[], models: readonly string[], pick: (b: UsageBucket) => number): Array<{ model: string, data: number[] }> {
   const index = new Map(times.map((t, i) => [t, i]))
