@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { ConfigChange } from '@modelgate/contracts'
 import { type Database, type Kysely, replaceChannelCredentials } from '@modelgate/db'
 import type { CredentialStore, CredentialUpdate } from '@modelgate/providers'
@@ -6,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { channelKeys, keyFingerprint, parseJsonObject } from './channels.js'
 import type { SecretBox } from './crypto.js'
+import { acquireLock, releaseLock } from './redis-lock.js'
 
 /** What {@link redisCredentialStore} needs. */
 export interface CredentialStoreDeps {
@@ -22,8 +22,6 @@ export interface CredentialStoreDeps {
 export const CREDENTIAL_TTL_MS = 90 * 24 * 3600_000
 /** Attempts to write renewed credentials back when the row changes under the write. */
 const SAVE_ATTEMPTS = 3
-
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 const valueKey = (id: string): string => `oauth:credential:${id}`
 const lockKey = (id: string): string => `oauth:lock:${id}`
@@ -43,11 +41,8 @@ export function redisCredentialStore (deps: CredentialStoreDeps): CredentialStor
       return sealed === null ? undefined : deps.box.open(sealed)
     },
     set: async (id, value) => { await redis.set(valueKey(id), deps.box.seal(value), 'PX', CREDENTIAL_TTL_MS) },
-    acquire: async (id, ttlMs) => {
-      const token = randomUUID()
-      return await redis.set(lockKey(id), token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX') === 'OK' ? token : undefined
-    },
-    release: async (id, token) => { await redis.eval(RELEASE, 1, lockKey(id), token) },
+    acquire: async (id, ttlMs) => await acquireLock(redis, lockKey(id), ttlMs),
+    release: async (id, token) => { await releaseLock(redis, lockKey(id), token) },
     save: async (channelId, update) => {
       try {
         await saveCredentials(deps, channelId, update)

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import {
   CHANNEL_STATUS,
   type ChannelCreateBody,
@@ -35,7 +34,7 @@ import {
   updateChannelsByTag
 } from '@modelgate/db'
 import { adaptorFor, CHANNEL_TYPE_NAMES, type ChannelConfig, type CredentialStore, defaultModelsByType, fetchModels } from '@modelgate/providers'
-import { channelKeys, keyFingerprint, nameList, parseJsonObject, redisCredentialStore, testChannels, testOneChannel } from '@modelgate/service'
+import { acquireLock, channelKeys, keyFingerprint, nameList, parseJsonObject, redisCredentialStore, releaseLock, renewLock, testChannels, testOneChannel } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
@@ -672,10 +671,6 @@ export async function testChannelNow (app: FastifyInstance, id: number, model?: 
   return { success, parts, time: keyIndex !== undefined ? outcome.keys[0]!.ms / 1000 : time }
 }
 
-// Compare-and-act on the lock, so a run never renews or releases a lock another run took over.
-const RENEW_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
-const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
-
 /** Redis key (under the service's prefix) held while a test of all channels runs on any replica. */
 export const TEST_ALL_LOCK_KEY = 'channel-test:all'
 const TEST_ALL_LOCK_MS = 60_000
@@ -697,10 +692,10 @@ export class ChannelTestAll {
   async start (): Promise<boolean> {
     const app = this.#app
     if (this.#closing) return false
-    const token = randomUUID()
-    if (await app.redis.set(TEST_ALL_LOCK_KEY, token, 'PX', TEST_ALL_LOCK_MS, 'NX') !== 'OK') return false
+    const token = await acquireLock(app.redis, TEST_ALL_LOCK_KEY, TEST_ALL_LOCK_MS)
+    if (token === undefined) return false
     const renew = setInterval(() => {
-      app.redis.eval(RENEW_LOCK, 1, TEST_ALL_LOCK_KEY, token, TEST_ALL_LOCK_MS)
+      renewLock(app.redis, TEST_ALL_LOCK_KEY, token, TEST_ALL_LOCK_MS)
         .catch((err: unknown) => app.log.warn({ err }, 'channel test lock not renewed'))
     }, TEST_ALL_LOCK_MS / 3)
     this.#running = (async () => {
@@ -714,7 +709,7 @@ export class ChannelTestAll {
         app.log.error({ err }, 'testing all channels failed')
       } finally {
         clearInterval(renew)
-        await app.redis.eval(RELEASE_LOCK, 1, TEST_ALL_LOCK_KEY, token).catch((err: unknown) => app.log.warn({ err }, 'channel test lock not released'))
+        await releaseLock(app.redis, TEST_ALL_LOCK_KEY, token).catch((err: unknown) => app.log.warn({ err }, 'channel test lock not released'))
       }
     })()
     return true

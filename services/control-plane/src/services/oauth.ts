@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { type Database, findLiveUserBy, type Kysely, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
 import type { OptionKey, OptionValues } from '@modelgate/contracts'
 import { redactSecrets } from '@modelgate/logger'
+import { acquireLock, releaseLock } from '@modelgate/service'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type, { type Static } from 'typebox'
 import { ApiError, fail, ok } from '../lib/errors.js'
@@ -178,13 +179,12 @@ export function providerErrorText (body: unknown, known: ReadonlyArray<string | 
 /** Runs `fn` while holding a short Redis lock on the identity, so two callbacks cannot both register it. */
 async function withIdentityLock<T> (app: FastifyInstance, identity: OAuthIdentity, fn: () => Promise<T>): Promise<T> {
   const key = `oauth:lock:${linksOf(identity).key}:${identity.id}`
-  const token = randomBytes(12).toString('hex')
-  if (await app.redis.set(key, token, 'EX', 30, 'NX') !== 'OK') throw fail(OM.busy)
+  const token = await acquireLock(app.redis, key, 30_000)
+  if (token === undefined) throw fail(OM.busy)
   try {
     return await fn()
   } finally {
-    await app.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, token)
-      .catch(() => undefined)
+    await releaseLock(app.redis, key, token).catch(() => undefined)
   }
 }
 
