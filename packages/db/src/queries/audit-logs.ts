@@ -1,5 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely'
 import type { AuditLog, Database, NewAuditLog } from '../schema/index.js'
+import { partitionsOf } from './log-search.js'
 
 /**
  * Makes sure the monthly audit_logs partitions exist from last month through `monthsAhead` months
@@ -70,13 +71,6 @@ export async function countAuditLogs (db: Kysely<Database>, filter: AuditLogFilt
   return Number(row.n)
 }
 
-/** `FOR VALUES FROM ('lo') TO ('hi')` as numbers; undefined for the default partition. */
-function rangeOf (bound: string): { lo: number, hi: number } | undefined {
-  const m = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/.exec(bound)
-  if (m === null) return undefined
-  return { lo: Number(m[1]), hi: Number(m[2]) }
-}
-
 /**
  * Drops the audit_logs months that end at or before `before` (unix seconds) and returns how many
  * entries they held. Entries are never deleted one by one (the table refuses it): the month
@@ -84,15 +78,10 @@ function rangeOf (bound: string): { lo: number, hi: number } | undefined {
  * longer than asked. The default partition is left alone.
  */
 export async function dropAuditLogsBefore (db: Kysely<Database>, before: number): Promise<number> {
-  const { rows: parts } = await sql<{ name: string, bound: string }>`
-    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
-    from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'audit_logs'::regclass
-    order by c.relname
-  `.execute(db)
+  const parts = await partitionsOf(db, 'audit_logs')
   let total = 0
   for (const part of parts) {
-    const range = rangeOf(part.bound)
+    const range = part.range
     if (range === undefined || range.hi > before) continue
     const table = sql.table(part.name)
     total += await db.transaction().execute(async (trx) => {

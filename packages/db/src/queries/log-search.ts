@@ -96,21 +96,27 @@ function rangeOf (bound: string): { lo: number, hi: number } | undefined {
   return { lo: Number(m[1]), hi: Number(m[2]) }
 }
 
+/** The partitions of a range-partitioned table, by name, each with its range (undefined: the default partition). */
+export async function partitionsOf (db: Kysely<Database>, parent: 'logs' | 'audit_logs'): Promise<Array<{ name: string, range: { lo: number, hi: number } | undefined }>> {
+  const { rows } = await sql<{ name: string, bound: string }>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
+    from pg_inherits i join pg_class c on c.oid = i.inhrelid
+    where i.inhparent = ${parent}::regclass
+    order by c.relname
+  `.execute(db)
+  return rows.map((r) => ({ name: r.name, range: rangeOf(r.bound) }))
+}
+
 /**
  * Deletes every log created before `before` (unix seconds) and returns how many. Months entirely
  * before it are counted and truncated; the month holding it and the default partition are
  * deleted from in batches of 10 000 rows, so no statement holds many row locks for long.
  */
 export async function deleteLogsBefore (db: Kysely<Database>, before: number): Promise<number> {
-  const { rows: parts } = await sql<{ name: string, bound: string }>`
-    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
-    from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'logs'::regclass
-    order by c.relname
-  `.execute(db)
+  const parts = await partitionsOf(db, 'logs')
   let total = 0
   for (const part of parts) {
-    const range = rangeOf(part.bound)
+    const range = part.range
     if (range !== undefined && range.lo >= before) continue
     const table = sql.table(part.name)
     if (range !== undefined && range.hi <= before) {
