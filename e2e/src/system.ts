@@ -32,9 +32,11 @@ async function listen (app: FastifyInstance): Promise<string> {
  * A private copy of the built console. A build of web/ replaces web/dist while tests run (while
  * developing), and the control plane lists the files it serves once, at start: a copy keeps every
  * chunk the pages ask for. A copy taken halfway through a build misses files and is taken again.
+ * E2E_WEB_DIST names another build to test (one built with `vite build --outDir`, so that
+ * several people can test their own console builds in one checkout).
  */
 async function consoleSnapshot (t: Test): Promise<string> {
-  const src = join(dirname(createRequire(import.meta.url).resolve('@modelgate/web/package.json')), 'dist')
+  const src = process.env['E2E_WEB_DIST'] ?? join(dirname(createRequire(import.meta.url).resolve('@modelgate/web/package.json')), 'dist')
   for (let attempt = 0; attempt < 20; attempt++) {
     const dir = mkdtempSync(join(tmpdir(), 'console-'))
     t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
@@ -49,7 +51,7 @@ async function consoleSnapshot (t: Test): Promise<string> {
     }
     await delay(500)
   }
-  throw new Error('no complete console build in web/dist (run npm run build)')
+  throw new Error(`no complete console build in ${src} (run npm run build)`)
 }
 
 /**
