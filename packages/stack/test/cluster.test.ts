@@ -71,7 +71,8 @@ t.test('a cluster of 3 gateways, 2 workers and the control plane: changes, races
   t.equal(won, 1, `50 requests over 3 gateways on a balance covering one reservation (${reservation}): ${won} admitted`)
   t.ok(race.filter((r) => r.status !== 200).every((r) => r.status === 403), 'the others refused for quota')
   figures.push(`quota race: ${won} of 50 admitted`)
-  slow.chunks = 60
+  // Long enough that they are still streaming when the kill comes, however long the wait before it.
+  slow.chunks = 400
 
   // SIGKILL of a gateway mid-stream: its finished requests settle; its streams' reservations come back by reconciliation.
   const killed = gws[2]!
@@ -80,7 +81,9 @@ t.test('a cluster of 3 gateways, 2 workers and the control plane: changes, races
   await until(() => slow.requests >= startedSlow + 3, 10_000)
   const finished = await Promise.all(Array.from({ length: 10 }, async () => await ask(killed.url, main.key)))
   t.ok(finished.every((r) => r.status === 200), 'the replica answered 10 requests before it was killed')
-  await tick(300)
+  // Its finished requests' usage events left it (they are settled) before the kill, so that only
+  // the 3 cut streams are orphans whatever the machine's load; the kill still cuts them mid-stream.
+  t.ok(await until(async () => await settledCount() >= admitted, 30_000, 100), 'the replica\'s finished requests settled before the kill')
   await kill9(killed)
   const cut = await Promise.all(doomed)
   t.ok(cut.every((r) => !r.text.includes('[DONE]')), 'its streams were cut')
