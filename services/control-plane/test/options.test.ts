@@ -109,6 +109,18 @@ t.test('admins get the default models of every channel type', async (t) => {
   t.equal(types['14'], 'Claude')
 })
 
+t.test('admins get the names of the priced models: a ratio or a per-call price', async (t) => {
+  const app = await build(t)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const put = async (key: string, value: string) =>
+    (await app.inject({ method: 'PUT', url: '/api/option/', headers: root.headers, payload: { key, value } })).json()
+  t.equal((await put('ModelRatio', JSON.stringify({ 'ratio-model': 2.5 }))).success, true)
+  t.equal((await put('ModelPrice', JSON.stringify({ 'call-model': 0.02, 'ratio-model': 0.1 }))).success, true)
+  const res = await app.inject({ url: '/api/models/priced', headers: root.headers })
+  t.same(res.json(), { success: true, message: '', data: ['call-model', 'ratio-model'] }, 'each once, sorted')
+  t.equal((await app.inject({ url: '/api/models/priced' })).statusCode, 401, 'not for visitors')
+})
+
 t.test('admins see the usage events the billing worker gave up on, with the reason', async (t) => {
   const env = await sharedEnv(t)
   const app = await build(t, {}, env)
