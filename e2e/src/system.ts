@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import billingWorker from '@modelgate/billing-worker'
-import { loadBillingWorkerConfig, loadControlPlaneConfig, loadGatewayConfig } from '@modelgate/config'
+import { loadBillingWorkerConfig, loadControlPlaneConfig, loadGatewayConfig, loadTestConfig } from '@modelgate/config'
 import controlPlane from '@modelgate/control-plane'
 import gateway from '@modelgate/gateway'
 import { fastifyOptions } from '@modelgate/service'
@@ -36,7 +36,7 @@ async function listen (app: FastifyInstance): Promise<string> {
  * several people can test their own console builds in one checkout).
  */
 async function consoleSnapshot (t: Test): Promise<string> {
-  const src = process.env['E2E_WEB_DIST'] ?? join(dirname(createRequire(import.meta.url).resolve('@modelgate/web/package.json')), 'dist')
+  const src = loadTestConfig().E2E_WEB_DIST ?? join(dirname(createRequire(import.meta.url).resolve('@modelgate/web/package.json')), 'dist')
   for (let attempt = 0; attempt < 20; attempt++) {
     const dir = mkdtempSync(join(tmpdir(), 'console-'))
     t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })

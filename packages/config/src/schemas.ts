@@ -136,6 +136,8 @@ export type MigrateConfig = Static<typeof migrateConfigSchema>
 /** What the test harness (`@modelgate/testing`) reads. */
 export const testConfigSchema = Type.Object({
   TEST_DATABASE_URL: Type.Optional(databaseUrl),
-  TEST_REDIS_URL: Type.Optional(redisUrl)
+  TEST_REDIS_URL: Type.Optional(redisUrl),
+  /** The console build the browser tests serve (default: web/dist). */
+  E2E_WEB_DIST: Type.Optional(Type.String({ minLength: 1 }))
 })
 export type TestConfig = Static<typeof testConfigSchema>

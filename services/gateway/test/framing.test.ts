@@ -69,7 +69,7 @@ function parseResponses (data: Buffer, out: RawResponse[], head: boolean): Buffe
 
 /**
  * Writes `parts` on a new connection (a function part is run between writes: a pause, or the
- * end of the test's patience) and collects responses until `want` are parsed, the gateway
+ * end of the test's patience) and collects responses until `want` final ones are parsed, the gateway
  * closes the connection, or 10 s pass.
  */
 async function exchange (port: number, parts: Array<string | Buffer | ((s: Socket) => Promise<void>)>, want = 1, head = false): Promise<Exchange> {
@@ -86,7 +86,8 @@ async function exchange (port: number, parts: Array<string | Buffer | ((s: Socke
     if (typeof part === 'function') await part(socket)
     else socket.write(part)
   }
-  await until(() => closed || responses.length >= want, 10_000, 10)
+  // Interim answers (100 Continue) come before the final one and do not count toward `want`.
+  await until(() => closed || responses.filter((r) => r.status < 100 || r.status > 199 || r.status === 101).length >= want, 10_000, 10)
   // An answer that says it closes the connection: wait for the close too.
   if (responses.at(-1)?.headers['connection'] === 'close') await until(() => closed, 5000, 10)
   socket.destroy()
