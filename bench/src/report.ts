@@ -39,7 +39,7 @@ export function ratiosOf (scenarios: ScenarioResult[]): Record<string, number> {
   return out
 }
 
-/** The target table alone (also what the README shows). */
+/** The target table alone (also what docs/performance.md shows). */
 export function targetTable (targets: TargetCheck[]): string {
   const lines = ['| Scenario | Target | Measured | Result |', '| --- | --- | --- | --- |']
   for (const t of targets) lines.push(`| ${t.scenario} | ${escape(t.target)} | ${escape(t.measured)} | ${t.pass ? 'met' : '**missed**'} |`)

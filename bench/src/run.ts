@@ -146,7 +146,7 @@ async function benchmark (ctx: Ctx): Promise<void> {
   }
   writeFileSync(mdFile, md)
   process.stdout.write('\n' + md + '\n')
-  log(`written ${mdFile}${full ? ' and bench/results/latest.json; `npm run readme -w @modelgate/bench` puts the summary into README.md' : ' (partial run: latest.json unchanged)'}`)
+  log(`written ${mdFile}${full ? ' and bench/results/latest.json; `npm run summary -w @modelgate/bench` puts the summary into docs/performance.md' : ' (partial run: latest.json unchanged)'}`)
 }
 
 /** The gateway and the worker under --cpu-prof through the 50-connection non-stream load, then their profiles summarised. */
