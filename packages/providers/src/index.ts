@@ -12,10 +12,10 @@ export type {
   StreamConverter,
   UpstreamRequest,
   Usage
-} from './adaptor.js'
-export { PROVIDER_ERROR_CODES, ProviderError, type ProviderErrorCode } from './errors.js'
-export { classifyAnswer, cleanUpstreamMessage, failureSummary, looksLikeJson, nonJsonAnswer, REDACTED, unexpectedAnswer, UPSTREAM_MESSAGE_MAX_CHARS } from './failure-text.js'
-export { adaptorFor, CHANNEL_TYPE_NAMES, defaultModelsByType, registeredTypes } from './registry.js'
+} from './core/adaptor.js'
+export { PROVIDER_ERROR_CODES, ProviderError, type ProviderErrorCode } from './core/errors.js'
+export { classifyAnswer, cleanUpstreamMessage, failureSummary, looksLikeJson, nonJsonAnswer, REDACTED, unexpectedAnswer, UPSTREAM_MESSAGE_MAX_CHARS } from './core/failure-text.js'
+export { adaptorFor, CHANNEL_TYPE_NAMES, defaultModelsByType, registeredTypes } from './core/registry.js'
 export {
   bearerHeaders,
   classifyOpenAIFailure,
@@ -29,14 +29,14 @@ export {
   type UrlContext,
   type UrlTarget
 } from './openai-compatible/index.js'
-export { defaultOutbound, Outbound, type OutboundPolicy, OutboundRefused, outboundRefusal, parseAddress, type RefusalReason, type TargetKind } from './outbound.js'
+export { defaultOutbound, Outbound, type OutboundPolicy, OutboundRefused, outboundRefusal, parseAddress, type RefusalReason, type TargetKind } from './net/outbound.js'
 export { realtimeRequest, realtimeSupported, realtimeUsage, REALTIME_CHANNEL_TYPES, type RealtimeOptions } from './openai-compatible/realtime.js'
 export { AZURE_REALTIME_API_VERSION } from './azure/realtime.js'
-export { fetchModels, testChannel } from './probe.js'
-export type { ChannelTestResult } from './probe.js'
-export { authorized, isStreamAnswer, upstreamRequest, withOverrides } from './overrides.js'
-export { cachedToken, clearTokenCache, CredentialError, exchange, forgetToken, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
-export { balanceSupported, CNY_PER_USD, queryBalance, type ChannelBalance } from './balance.js'
+export { fetchModels, testChannel } from './net/probe.js'
+export type { ChannelTestResult } from './net/probe.js'
+export { authorized, isStreamAnswer, upstreamRequest, withOverrides } from './core/overrides.js'
+export { cachedToken, clearTokenCache, CredentialError, exchange, forgetToken, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './net/credentials.js'
+export { balanceSupported, CNY_PER_USD, queryBalance, type ChannelBalance } from './net/balance.js'
 export {
   anthropicError,
   anthropicErrorType,
@@ -50,7 +50,7 @@ export {
   reasoningEffortForBudget,
   type AnthropicErrorBody,
   type AnthropicUsage
-} from './anthropic/index.js'
+} from './inbound/anthropic/index.js'
 export {
   chatStreamToGemini,
   chatToGeminiResponse,
@@ -66,7 +66,7 @@ export {
   type GeminiErrorBody,
   type GeminiStreamMode,
   type GeminiUsageMetadata
-} from './gemini-inbound/index.js'
+} from './inbound/gemini/index.js'
 export {
   chatReasoningEffort,
   chatStreamToResponses,
@@ -76,7 +76,7 @@ export {
   responsesToChatRequest,
   responsesUsage,
   type ResponsesUsage
-} from './responses-inbound/index.js'
+} from './inbound/responses/index.js'
 export * from './tasks/types.js'
 export * from './tasks/midjourney.js'
 export { pollTasks } from './tasks/poll.js'

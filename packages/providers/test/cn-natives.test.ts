@@ -2,7 +2,7 @@
 // case by case (the wire behaviour is in test/native/17-alibaba.ts, 18-spark.ts, 23-tencent.ts).
 import t from 'tap'
 import { classifyDashScopeFailure, convertDashScopeChat, isMultimodal, readDashScopeError } from '../src/alibaba/index.js'
-import { chatChunkWriter, embeddingsAnswer, openAIUsageOf } from '../src/openai-shapes.js'
+import { chatChunkWriter, embeddingsAnswer, openAIUsageOf } from '../src/core/openai-shapes.js'
 import { classifySparkFailure, sparkBearer, sparkChatUrl, sparkVersion } from '../src/spark/index.js'
 import { CredentialError, type ChannelConfig } from '../src/index.js'
 import { classifyTencentFailure, hunyuanCredentials, signHunyuan, tc3Sign } from '../src/tencent/index.js'

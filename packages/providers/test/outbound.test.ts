@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Outbound, type OutboundRefused, parseAddress } from '../src/outbound.js'
+import { Outbound, type OutboundRefused, parseAddress } from '../src/net/outbound.js'
 
 /** Why `check` was refused; undefined when it passed. */
 const reasonOf = async (check: Promise<unknown>) => await check.then(() => undefined, (err: OutboundRefused) => err.reason)

@@ -2,7 +2,7 @@
 // gives, and a stream whose events differ only in their text is read from a template, not parsed.
 import t, { type Test } from 'tap'
 import { CHUNK_TEXT } from '../src/openai-compatible/chat-chunks.js'
-import { templatedJson, type TemplateSpec } from '../src/templated-json.js'
+import { templatedJson, type TemplateSpec } from '../src/core/templated-json.js'
 import { TEXT_DELTA } from '../src/claude/stream.js'
 
 const chunkParser = () => templatedJson(CHUNK_TEXT)

@@ -1,5 +1,5 @@
-import type { ChannelConfig } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
+import type { ChannelConfig } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
 
 /** AIProxy's API host, used when the channel has no base URL. */
 export const AIPROXY_BASE_URL = 'https://api.aiproxy.io'

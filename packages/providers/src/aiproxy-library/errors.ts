@@ -1,5 +1,5 @@
-import type { ClassifiedFailure } from '../adaptor.js'
-import { isRecord, parseJson } from '../json.js'
+import type { ClassifiedFailure } from '../core/adaptor.js'
+import { isRecord, parseJson } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 import { libraryError } from './response.js'
 

@@ -1,7 +1,7 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { isRecord, list, parseJson, str, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { isRecord, list, parseJson, str, type JsonRecord } from '../core/json.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
-import { chatCompletion } from '../openai-shapes.js'
+import { chatCompletion } from '../core/openai-shapes.js'
 
 /** A library answer that reports a failure: `success: false`, or a non-zero `errCode`. */
 export function libraryError (json: JsonRecord): { code: string, message: string } | undefined {

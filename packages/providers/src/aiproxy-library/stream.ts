@@ -1,8 +1,8 @@
-import type { RelayRequest, StreamConverter } from '../adaptor.js'
+import type { RelayRequest, StreamConverter } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { isRecord, parseJson, str } from '../json.js'
-import { chatChunkWriter } from '../openai-shapes.js'
-import { streamConverter } from '../stream-converter.js'
+import { isRecord, parseJson, str } from '../core/json.js'
+import { chatChunkWriter } from '../core/openai-shapes.js'
+import { streamConverter } from '../core/stream-converter.js'
 import { libraryError, referencesText } from './response.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 
 /** Used when the channel has no base URL (Model Studio, China (Beijing)). */
 export const DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com'

@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, str, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, str, type JsonRecord } from '../core/json.js'
 
 /** Models served by the multimodal-generation endpoint (vision, QVQ reasoning over images, Omni, audio). */
 const MULTIMODAL_MODEL = /(^|[-_.])(vl|qvq|omni|audio)([-_.]|$)/i

@@ -1,6 +1,6 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { chatCompletion, embeddingsAnswer, openAIUsageOf, type OpenAIToolCall } from '../openai-shapes.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { chatCompletion, embeddingsAnswer, openAIUsageOf, type OpenAIToolCall } from '../core/openai-shapes.js'
 import { classifyDashScopeFailure, dashscopeErrorStatus, readDashScopeError } from './errors.js'
 
 /** Token counts of a DashScope `usage` object, as far as it reports them. */

@@ -1,8 +1,8 @@
-import type { RelayRequest, StreamConverter } from '../adaptor.js'
+import type { RelayRequest, StreamConverter } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { chatChunkWriter } from '../openai-shapes.js'
-import { streamConverter } from '../stream-converter.js'
+import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { chatChunkWriter } from '../core/openai-shapes.js'
+import { streamConverter } from '../core/stream-converter.js'
 import { classifyDashScopeFailure } from './errors.js'
 import { dashscopeFinishReason, dashscopeOpenAIUsage, dashscopeUsage, readDashScopeTokens, type DashScopeTokens } from './response.js'
 

@@ -1,5 +1,5 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 
 /**

@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { CLAUDE_MODELS, claudeTestRequest, convertClaudeChat, convertClaudePassThrough } from '../claude/index.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { awsCredentials, BEDROCK_MODELS_PATH, BEDROCK_RUNTIME_BASE_URL, controlBase, invokeUrl, runtimeBase, signAws } from './api.js'
 import { classifyBedrockFailure } from './errors.js'
 import { bedrockModelId, parseBedrockModels } from './models.js'

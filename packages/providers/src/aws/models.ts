@@ -1,5 +1,5 @@
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 
 /** Geographies of Bedrock's cross-region (system-defined) inference profiles, as id prefixes. */
 type Geography = 'global' | 'us' | 'eu' | 'jp' | 'apac'

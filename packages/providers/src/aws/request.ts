@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 import { claudeChatBody, claudePassThroughBody } from '../claude/index.js'
-import { list } from '../json.js'
+import { list } from '../core/json.js'
 
 /** The `anthropic_version` Bedrock wants in the body of Anthropic models. */
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31'

@@ -2,10 +2,10 @@ import { createRequire } from 'node:module'
 import type * as CodecModule from '@smithy/eventstream-codec'
 import type { EventStreamCodec, Message, MessageHeaders } from '@smithy/eventstream-codec'
 import type * as Utf8Module from '@smithy/util-utf8'
-import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
+import type { RelayRequest, StreamConverter, Usage } from '../core/adaptor.js'
 import { claudeChatEvents, claudeUsage, createClaudePassThroughStream, readClaudeTokens, type ClaudeTokens } from '../claude/index.js'
-import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
-import { streamConverter } from '../stream-converter.js'
+import { isRecord, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { streamConverter } from '../core/stream-converter.js'
 
 /** Content type of Bedrock's streamed answers (AWS event stream binary framing). */
 export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream'

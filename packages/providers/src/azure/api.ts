@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 import type { UrlContext, UrlTarget } from '../openai-compatible/index.js'
 
 /** API version used when the channel's `other` field is empty. */

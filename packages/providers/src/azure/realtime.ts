@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 import { AZURE_DEFAULT_API_VERSION } from './api.js'
 
 /** API version asked for when the channel's is older than Azure's realtime API (the default included). */

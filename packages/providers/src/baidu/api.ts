@@ -1,6 +1,6 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { cachedToken, CredentialError, exchange, forgetToken, malformedKey } from '../credentials.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { cachedToken, CredentialError, exchange, forgetToken, malformedKey } from '../net/credentials.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 
 /** Used when the channel has no base URL (Baidu AI Cloud's Qianfan / Wenxin Workshop API). */
@@ -120,7 +120,7 @@ async function obtainToken (channel: ChannelConfig): Promise<{ token: string, ex
 
 /**
  * Adds the channel's access token to the request URL (`access_token=`), obtaining one from the
- * key first when none is cached (see credentials.ts cachedToken: one exchange shared by every
+ * key first when none is cached (see net/credentials.ts cachedToken: one exchange shared by every
  * request, renewed before it expires).
  */
 export async function authorizeBaidu (channel: ChannelConfig, up: UpstreamRequest): Promise<UpstreamRequest> {

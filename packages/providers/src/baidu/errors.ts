@@ -1,6 +1,6 @@
-import type { ChannelConfig, ClassifiedFailure, FailureAction } from '../adaptor.js'
-import { cleanUpstreamMessage } from '../failure-text.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ChannelConfig, ClassifiedFailure, FailureAction } from '../core/adaptor.js'
+import { cleanUpstreamMessage } from '../core/failure-text.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 import { forgetBaiduToken } from './api.js'
 

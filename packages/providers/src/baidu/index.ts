@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { chatTestRequest } from '../openai-compatible/probe.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { authorizeBaidu, BAIDU_BASE_URL, baiduUrl, isBaiduEmbeddingModel } from './api.js'
 import { classifyBaiduFailure } from './errors.js'
 import { baiduEmbeddingsBody, ernieChatBody } from './request.js'

@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, num, str, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, num, str, type JsonRecord } from '../core/json.js'
 
 /** ERNIE's own request fields an OpenAI client may send; they go through as written. */
 const ERNIE_FIELDS = [

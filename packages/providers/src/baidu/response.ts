@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { chatCompletion, float32Base64, openAIUsageOf, type OpenAIToolCall } from '../openai-shapes.js'
+import type { ChannelConfig, ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { chatCompletion, float32Base64, openAIUsageOf, type OpenAIToolCall } from '../core/openai-shapes.js'
 import { baiduError, baiduFailure } from './errors.js'
 
 /** ERNIE's `usage` as Usage (ERNIE reports no cached tokens); undefined without counts. */

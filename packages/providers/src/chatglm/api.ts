@@ -1,5 +1,5 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { cachedToken, malformedKey } from '../credentials.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { cachedToken, malformedKey } from '../net/credentials.js'
 import type { UrlContext } from '../openai-compatible/index.js'
 
 /** Used when the channel has no base URL (Zhipu's open platform, BigModel). */
@@ -8,7 +8,7 @@ export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn'
 /** The API's path prefix (version 4). */
 export const ZHIPU_API_PREFIX = '/api/paas/v4'
 
-/** How long a signed token is valid; it is renewed 5 minutes before (credentials.ts). */
+/** How long a signed token is valid; it is renewed 5 minutes before (net/credentials.ts). */
 export const ZHIPU_TOKEN_TTL_MS = 30 * 60_000
 
 /** Paths of the endpoints Zhipu serves, below the API prefix. */
@@ -57,7 +57,7 @@ export async function zhipuToken (key: string, now = Date.now()): Promise<{ toke
 
 /**
  * `Authorization: Bearer <JWT>` made from the channel's key, one token per key shared until
- * shortly before it expires (credentials.ts cachedToken). A key of the wrong form disables the
+ * shortly before it expires (net/credentials.ts cachedToken). A key of the wrong form disables the
  * channel before any call. An Authorization header the channel's header override set is left
  * as it is (Zhipu also takes the bare key as a Bearer token: `Bearer {api_key}`).
  */

@@ -1,7 +1,7 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest } from '../adaptor.js'
-import { isRecord, parseJson } from '../json.js'
+import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest } from '../core/adaptor.js'
+import { isRecord, parseJson } from '../core/json.js'
 import { openAICompatible, type UrlContext } from '../openai-compatible/index.js'
-import { base64Embeddings } from '../openai-shapes.js'
+import { base64Embeddings } from '../core/openai-shapes.js'
 import { authorizeZhipu, ZHIPU_BASE_URL, zhipuUrlFor } from './api.js'
 import { classifyZhipuFailure } from './errors.js'
 

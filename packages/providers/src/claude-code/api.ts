@@ -1,7 +1,7 @@
-import type { ChannelConfig, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { claudeHeaders } from '../claude/index.js'
-import { isRecord, str } from '../json.js'
-import { oauthAccessToken, postRefresh, readOAuthCredentials, tokenUrl, type OAuthRefresher } from '../oauth.js'
+import { isRecord, str } from '../core/json.js'
+import { oauthAccessToken, postRefresh, readOAuthCredentials, tokenUrl, type OAuthRefresher } from '../net/oauth.js'
 
 /** Claude Code's messages endpoint: the CLI asks for beta features with the query flag too. */
 export const CLAUDE_CODE_MESSAGES_PATH = '/v1/messages?beta=true'

@@ -1,4 +1,4 @@
-import type { ChannelConfig, ClassifiedFailure, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ClassifiedFailure, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import {
   CLAUDE_BASE_URL,
   CLAUDE_MODELS,
@@ -12,7 +12,7 @@ import {
   createClaudeChatStream,
   createClaudePassThroughStream
 } from '../claude/index.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
 import { authorizeClaudeCode, CLAUDE_CODE_MESSAGES_PATH, claudeCodeHeaders, withClaudeCodeSystem } from './api.js'
@@ -74,7 +74,7 @@ function classifyFailure (status: number, body: string): ClassifiedFailure {
  * Code CLI calls it: `Authorization: Bearer <access token>` (no x-api-key), the
  * `claude-code-20250219` and `oauth-2025-04-20` beta flags merged with the client's, and Claude
  * Code's identity as the first system block. The key is an access token (`sk-ant-oat01-...`,
- * from `claude setup-token`) or a JSON object of OAuth credentials (see oauth.ts
+ * from `claude setup-token`) or a JSON object of OAuth credentials (see net/oauth.ts
  * readOAuthCredentials; the CLI's `.credentials.json` works as is); with a refresh token the
  * access token is renewed at the token endpoint (`setting.token_url`, else Anthropic's) before it
  * expires. Everything else is the Claude adaptor's: Anthropic clients pass through, OpenAI chat

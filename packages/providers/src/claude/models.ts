@@ -1,4 +1,4 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 
 /**
  * Claude models offered when a channel is created: the current ones by alias and, where

@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import type { ClaudeBlock, ClaudeMessage, ClaudeToolChoice } from './types.js'
 
 /** `max_tokens` when the client sets none: Anthropic requires one, OpenAI clients often omit it. */

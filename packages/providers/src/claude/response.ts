@@ -1,5 +1,5 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 
 /** Anthropic `stop_reason` to OpenAI `finish_reason`. */
 const FINISH_REASONS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import { parseJson } from '../json.js'
+import { parseJson } from '../core/json.js'
 
 const LF = 0x0a
 const CR = 0x0d

@@ -1,10 +1,10 @@
-import type { RelayRequest, StreamConverter } from '../adaptor.js'
-import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { RelayRequest, StreamConverter } from '../core/adaptor.js'
+import { at, isRecord, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { claudeUsage, finishReason, openAIUsage, readClaudeTokens, type ClaudeTokens } from './response.js'
 import { sseReader, type SseEvent } from './sse.js'
-import { templatedJson, type TemplateSpec } from '../templated-json.js'
-import { outbox, streamConverter, type KeptText } from '../stream-converter.js'
-import { textKeeper } from '../text-keeper.js'
+import { templatedJson, type TemplateSpec } from '../core/templated-json.js'
+import { outbox, streamConverter, type KeptText } from '../core/stream-converter.js'
+import { textKeeper } from '../core/text-keeper.js'
 
 /** A tool_use block being streamed. */
 interface OpenTool {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
-import { isRecord, num, str } from '../json.js'
-import { field, jwtClaims, oauthAccessToken, postRefresh, readOAuthCredentials, tokenUrl, type OAuthCredentials, type OAuthRefresher } from '../oauth.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
+import { isRecord, num, str } from '../core/json.js'
+import { field, jwtClaims, oauthAccessToken, postRefresh, readOAuthCredentials, tokenUrl, type OAuthCredentials, type OAuthRefresher } from '../net/oauth.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 
 /** The ChatGPT backend's Codex root, as the Codex CLI calls it with a ChatGPT sign-in. */

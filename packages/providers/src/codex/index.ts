@@ -1,5 +1,5 @@
-import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { authorizeCodex, CODEX_BASE_URL, codexHeaders, codexUrl } from './api.js'
 import { classifyCodexFailure } from './errors.js'
 import { CODEX_MODELS, codexTestRequest } from './models.js'

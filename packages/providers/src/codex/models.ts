@@ -1,4 +1,4 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 
 /**
  * The models Codex serves to ChatGPT plans (its model picker), newest first; `-codex` slugs

@@ -1,6 +1,6 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, str, type JsonRecord } from '../json.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, str, type JsonRecord } from '../core/json.js'
 
 type Json = Record<string, unknown>
 

@@ -1,6 +1,6 @@
-import type { ClassifiedFailure, ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { cleanUpstreamMessage } from '../failure-text.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { ClassifiedFailure, ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { cleanUpstreamMessage } from '../core/failure-text.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
 import { sseReader } from '../claude/index.js'
 

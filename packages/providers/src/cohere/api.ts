@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 
 /** Used when the channel has no base URL. */
 export const COHERE_BASE_URL = 'https://api.cohere.com'

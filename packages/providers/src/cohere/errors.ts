@@ -1,4 +1,4 @@
-import type { ClassifiedFailure } from '../adaptor.js'
+import type { ClassifiedFailure } from '../core/adaptor.js'
 import { classifyOpenAIFailure } from '../openai-compatible/errors.js'
 
 /** A trial key past its monthly call allowance: it serves nothing until the month ends. */

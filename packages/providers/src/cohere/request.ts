@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { at, contentText, isRecord, list, num, str, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { at, contentText, isRecord, list, num, str, type JsonRecord } from '../core/json.js'
 
 /** Cohere's own chat fields a client may send; they go through as written. */
 const NATIVE_FIELDS = ['documents', 'citation_options', 'safety_mode', 'strict_tools', 'thinking', 'priority'] as const

@@ -1,7 +1,7 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
 import { openAIUsage } from '../claude/response.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { chatCompletion, embeddingsAnswer, type OpenAIToolCall } from '../openai-shapes.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { chatCompletion, embeddingsAnswer, type OpenAIToolCall } from '../core/openai-shapes.js'
 import { rerankDocuments } from './request.js'
 
 /** Cohere `finish_reason` to OpenAI `finish_reason`. */

@@ -1,9 +1,9 @@
-import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
+import type { RelayRequest, StreamConverter, Usage } from '../core/adaptor.js'
 import { openAIUsage } from '../claude/response.js'
 import { sseReader } from '../claude/sse.js'
-import { at, isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
-import { outbox, streamConverter } from '../stream-converter.js'
-import { textKeeper } from '../text-keeper.js'
+import { at, isRecord, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { outbox, streamConverter } from '../core/stream-converter.js'
+import { textKeeper } from '../core/text-keeper.js'
 import { cohereFinishReason, cohereUsage } from './response.js'
 
 const DONE = 'data: [DONE]\n\n'

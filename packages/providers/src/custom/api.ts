@@ -1,4 +1,4 @@
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { openAIUrl, type UrlContext } from '../openai-compatible/index.js'
 
 function hasPath (url: string): boolean {

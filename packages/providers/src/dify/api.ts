@@ -1,4 +1,4 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
 
 /** Dify Cloud's API, used when the channel has no base URL (self-hosted Dify serves the same paths). */
 export const DIFY_BASE_URL = 'https://api.dify.ai'

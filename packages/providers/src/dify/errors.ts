@@ -1,5 +1,5 @@
-import type { ClassifiedFailure, FailureAction } from '../adaptor.js'
-import { isRecord, parseJson, str } from '../json.js'
+import type { ClassifiedFailure, FailureAction } from '../core/adaptor.js'
+import { isRecord, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { Usage } from '../adaptor.js'
-import { at, isRecord, num, str, type JsonRecord } from '../json.js'
+import type { Usage } from '../core/adaptor.js'
+import { at, isRecord, num, str, type JsonRecord } from '../core/json.js'
 import { readUsage } from '../openai-compatible/usage.js'
 import type { DifyOptions } from './api.js'
 

@@ -1,5 +1,5 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
-import { contentText, isRecord, list, str, type JsonRecord } from '../json.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
+import { contentText, isRecord, list, str, type JsonRecord } from '../core/json.js'
 import { upstreamStreams, type DifyOptions } from './api.js'
 
 const ROLE_LABELS: Readonly<Record<string, string>> = {

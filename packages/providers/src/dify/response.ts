@@ -1,8 +1,8 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { isRecord, num, parseJson, str, type JsonRecord } from '../json.js'
+import { isRecord, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
-import { chatCompletion, openAIUsageOf } from '../openai-shapes.js'
+import { chatCompletion, openAIUsageOf } from '../core/openai-shapes.js'
 import type { DifyOptions } from './api.js'
 import { difyEvents, difyUsage, outputsText } from './events.js'
 

@@ -1,8 +1,8 @@
-import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
+import type { RelayRequest, StreamConverter, Usage } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { parseJson } from '../json.js'
-import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
-import { streamConverter } from '../stream-converter.js'
+import { parseJson } from '../core/json.js'
+import { chatChunkWriter, openAIUsageOf } from '../core/openai-shapes.js'
+import { streamConverter } from '../core/stream-converter.js'
 import type { DifyOptions } from './api.js'
 import { difyEvents } from './events.js'
 

@@ -1,4 +1,4 @@
-import type { Usage } from '../adaptor.js'
+import type { Usage } from '../core/adaptor.js'
 import type { UrlContext } from '../openai-compatible/index.js'
 import { readUsage } from '../openai-compatible/usage.js'
 

@@ -1,5 +1,5 @@
-import type { ClassifiedFailure } from '../adaptor.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ClassifiedFailure } from '../core/adaptor.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { choiceText } from '../openai-compatible/chat.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
 import { fastGPTUsage } from './api.js'

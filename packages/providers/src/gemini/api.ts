@@ -1,4 +1,4 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
 
 /** Used when the channel has no base URL (Google AI Studio's Gemini API). */
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com'

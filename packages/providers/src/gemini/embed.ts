@@ -1,6 +1,6 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { isRecord, parseJson } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { isRecord, parseJson } from '../core/json.js'
 import { GEMINI_API_VERSION, geminiModelName } from './api.js'
 import { geminiUsage, readGeminiTokens } from './response.js'
 

@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiUrl } from './api.js'
 import { convertGeminiEmbed, geminiEmbedBody, geminiEmbedPath, isGeminiEmbed } from './embed.js'
 import { classifyGeminiFailure } from './errors.js'

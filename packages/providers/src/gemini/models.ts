@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 
 /**
  * Gemini models offered when a channel is created: the current Gemini 3 previews and the stable

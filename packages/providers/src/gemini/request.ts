@@ -1,6 +1,6 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 
 /** Thinking budget (tokens) for each OpenAI `reasoning_effort`; other values leave Gemini's default. */
 export const GEMINI_EFFORT_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 8192, high: 24576 }

@@ -1,5 +1,5 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { at, isRecord, list, num, str, parseJson, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { at, isRecord, list, num, str, parseJson, type JsonRecord } from '../core/json.js'
 
 /** Gemini `finishReason` to OpenAI `finish_reason` (tool calls are decided by the parts). */
 const FINISH_REASONS: Readonly<Record<string, string>> = {

@@ -1,9 +1,9 @@
-import type { RelayRequest, StreamConverter } from '../adaptor.js'
+import type { RelayRequest, StreamConverter } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { geminiFinishReason, geminiOpenAIUsage, geminiUsage, partsText, readGeminiTokens, toolCallOf, type GeminiTokens } from './response.js'
-import { outbox, streamConverter } from '../stream-converter.js'
-import { textKeeper } from '../text-keeper.js'
+import { outbox, streamConverter } from '../core/stream-converter.js'
+import { textKeeper } from '../core/text-keeper.js'
 
 const DONE = 'data: [DONE]\n\n'
 

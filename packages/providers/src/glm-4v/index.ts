@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 import { zhipuAdaptor } from '../chatglm/index.js'
-import { isRecord, list } from '../json.js'
+import { isRecord, list } from '../core/json.js'
 
 /** Zhipu's vision models: GLM-4.6V and 4.5V (with thinking), the GLM-4V series. */
 export const GLM_4V_MODELS: readonly string[] = [

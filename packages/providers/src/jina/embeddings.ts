@@ -1,9 +1,9 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { isRecord, list, parseJson } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { isRecord, list, parseJson } from '../core/json.js'
 import { requestPayload } from '../openai-compatible/api.js'
 import type { Payload } from '../openai-compatible/types.js'
 import { readUsage } from '../openai-compatible/usage.js'
-import { base64Embeddings } from '../openai-shapes.js'
+import { base64Embeddings } from '../core/openai-shapes.js'
 
 /** Whether the client asked for OpenAI's base64 encoding of the vectors. */
 export function wantsBase64 (req: RelayRequest): boolean {

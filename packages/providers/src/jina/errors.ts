@@ -1,4 +1,4 @@
-import type { ClassifiedFailure } from '../adaptor.js'
+import type { ClassifiedFailure } from '../core/adaptor.js'
 import { classifyOpenAIFailure } from '../openai-compatible/errors.js'
 
 /** Jina's codes that condemn the key or the account, whatever the status. */

@@ -1,9 +1,9 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { bearerHeaders, openAIUrl, requestPayload, resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
 import { createOpenAIStream } from '../openai-compatible/stream.js'
 import { readUsage, usageConverter } from '../openai-compatible/usage.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { convertFloatEmbeddings, jinaEmbeddingsBody } from './embeddings.js'
 import { classifyJinaFailure } from './errors.js'
 

@@ -1,6 +1,6 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
 import { openAIUsage } from '../claude/response.js'
-import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
+import { at, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 import { requestPayload } from '../openai-compatible/api.js'
 import { openAIErrorBody } from '../openai-compatible/errors.js'
 import type { Payload } from '../openai-compatible/types.js'

@@ -1,5 +1,5 @@
-import type { ClassifiedFailure, FailureAction } from '../adaptor.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ClassifiedFailure, FailureAction } from '../core/adaptor.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/errors.js'
 
 /** A failure MiniMax reported in `base_resp`, and the HTTP status it stands for. */

@@ -1,5 +1,5 @@
-import type { ChannelConfig, RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import type { Payload, UrlContext, UrlTarget } from './types.js'
 
 /** Path of each OpenAI endpoint, relative to the base URL. */

@@ -1,4 +1,4 @@
-import type { ConvertedResponse } from '../adaptor.js'
+import type { ConvertedResponse } from '../core/adaptor.js'
 import { requestPayload } from './api.js'
 import type { Capability } from './types.js'
 import { readUsage, usageConverter } from './usage.js'

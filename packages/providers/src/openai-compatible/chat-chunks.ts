@@ -1,5 +1,5 @@
-import { at, isRecord, list, num, type JsonRecord } from '../json.js'
-import { templatedJson, type TemplateSpec } from '../templated-json.js'
+import { at, isRecord, list, num, type JsonRecord } from '../core/json.js'
+import { templatedJson, type TemplateSpec } from '../core/templated-json.js'
 import { sseDataReader } from './sse-data.js'
 import { readUsage } from './usage.js'
 

@@ -1,5 +1,5 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 import { requestPayload } from './api.js'
 import type { Capability, Payload, StreamUsageMode } from './types.js'
 import { readUsage } from './usage.js'

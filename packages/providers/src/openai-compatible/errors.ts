@@ -1,6 +1,6 @@
-import type { ClassifiedFailure, FailureAction } from '../adaptor.js'
-import { cleanUpstreamMessage, URL_PATTERN } from '../failure-text.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import type { ClassifiedFailure, FailureAction } from '../core/adaptor.js'
+import { cleanUpstreamMessage, URL_PATTERN } from '../core/failure-text.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 import type { WireError } from './types.js'
 
 /** Error codes and types that mean the account, not the request, is the problem. */

@@ -1,5 +1,5 @@
-import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
+import type { ChannelConfig, ClientFormat, Endpoint, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { bearerHeaders, defaultUrlFor, resolveBaseUrl } from './api.js'
 import { speechCapability, transcriptionCapability } from './audio.js'
 import { chatCapability } from './chat.js'

@@ -1,5 +1,5 @@
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 
 /**
  * The ids of an OpenAI model list (`{object: 'list', data: [{id}]}`), in the upstream's order,

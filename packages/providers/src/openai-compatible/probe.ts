@@ -1,4 +1,4 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 
 /**
  * The cheapest request that proves a channel serves `model`: a rerank, embedding or moderation

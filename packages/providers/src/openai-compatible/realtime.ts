@@ -1,8 +1,8 @@
-import type { ChannelConfig, UpstreamRequest, Usage } from '../adaptor.js'
+import type { ChannelConfig, UpstreamRequest, Usage } from '../core/adaptor.js'
 import { azureHeaders } from '../azure/api.js'
 import { azureRealtimeUrl } from '../azure/realtime.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { at, isRecord, num } from '../json.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { at, isRecord, num } from '../core/json.js'
 import { OPENAI_BASE_URL, openAIHeaders } from '../openai/api.js'
 import { resolveBaseUrl } from './api.js'
 

@@ -1,4 +1,4 @@
-import { at } from '../json.js'
+import { at } from '../core/json.js'
 import { requestPayload } from './api.js'
 import type { Capability } from './types.js'
 import { readUsage, usageConverter } from './usage.js'

@@ -1,5 +1,5 @@
-import type { StreamConverter, Usage } from '../adaptor.js'
-import { at, isRecord, list, parseJson, str } from '../json.js'
+import type { StreamConverter, Usage } from '../core/adaptor.js'
+import { at, isRecord, list, parseJson, str } from '../core/json.js'
 import { choiceText } from './chat.js'
 import { readUsage } from './usage.js'
 

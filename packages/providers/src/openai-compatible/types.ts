@@ -1,4 +1,4 @@
-import type { ChannelConfig, ConvertedResponse, Endpoint, RelayRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, Endpoint, RelayRequest } from '../core/adaptor.js'
 
 /** The endpoints of the OpenAI wire protocol (everything but Anthropic and Gemini natives). */
 export type OpenAIEndpoint = Exclude<Endpoint, 'messages' | 'generate_content' | 'embed_content' | 'batch_embed_contents'>

@@ -1,5 +1,5 @@
-import type { ConvertedResponse, Usage } from '../adaptor.js'
-import { at, isRecord, num, parseJson } from '../json.js'
+import type { ConvertedResponse, Usage } from '../core/adaptor.js'
+import { at, isRecord, num, parseJson } from '../core/json.js'
 import type { Capability } from './types.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 import { bearerHeaders } from '../openai-compatible/index.js'
 
 export const OPENAI_BASE_URL = 'https://api.openai.com'

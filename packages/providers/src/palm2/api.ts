@@ -1,4 +1,4 @@
-import type { ChannelConfig } from '../adaptor.js'
+import type { ChannelConfig } from '../core/adaptor.js'
 import { geminiModelName } from '../gemini/index.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 

@@ -1,5 +1,5 @@
-import type { ConvertedResponse, RelayRequest, StreamConverter } from '../adaptor.js'
-import { isRecord, list, parseJson, str, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest, StreamConverter } from '../core/adaptor.js'
+import { isRecord, list, parseJson, str, type JsonRecord } from '../core/json.js'
 
 const EMPTY = Buffer.alloc(0)
 /** Largest answer a stream converter holds while waiting for it to be complete. */

@@ -1,5 +1,5 @@
-import type { ChannelConfig } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
+import type { ChannelConfig } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
 
 /** Used when the channel has no base URL (the Spark HTTP API). */
 export const SPARK_BASE_URL = 'https://spark-api-open.xf-yun.com'

@@ -1,5 +1,5 @@
-import type { ClassifiedFailure, FailureAction } from '../adaptor.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ClassifiedFailure, FailureAction } from '../core/adaptor.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /** Spark's error: `{code, message, sid}` (code 0 is success), in an error answer or a 2xx one. */

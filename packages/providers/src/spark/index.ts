@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { SPARK_BASE_URL, sparkChatUrl, sparkHeaders } from './api.js'
 import { classifySparkFailure } from './errors.js'
 import { SPARK_MODELS, sparkTestRequest } from './models.js'

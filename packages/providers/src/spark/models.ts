@@ -1,4 +1,4 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 import { chatTestRequest } from '../openai-compatible/probe.js'
 
 /**

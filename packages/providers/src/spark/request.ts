@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, type JsonRecord } from '../core/json.js'
 
 /** one-api's Spark model names (websocket versions) and their HTTP API names, so migrated channels keep working. */
 const LEGACY_MODELS: Readonly<Record<string, string>> = {

@@ -1,7 +1,7 @@
-import type { ConvertedResponse, RelayRequest } from '../adaptor.js'
-import { isRecord, list, parseJson, str, type JsonRecord } from '../json.js'
+import type { ConvertedResponse, RelayRequest } from '../core/adaptor.js'
+import { isRecord, list, parseJson, str, type JsonRecord } from '../core/json.js'
 import { readUsage } from '../openai-compatible/usage.js'
-import { chatCompletion, openAIUsageOf, type OpenAIToolCall } from '../openai-shapes.js'
+import { chatCompletion, openAIUsageOf, type OpenAIToolCall } from '../core/openai-shapes.js'
 import { classifySparkFailure, readSparkError, sparkErrorStatus } from './errors.js'
 
 /** Spark's tool calls: OpenAI's list, or one call object where a list is due. */

@@ -1,9 +1,9 @@
-import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
+import type { RelayRequest, StreamConverter, Usage } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { isRecord, list, num, parseJson, str } from '../json.js'
+import { isRecord, list, num, parseJson, str } from '../core/json.js'
 import { readUsage } from '../openai-compatible/usage.js'
-import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
-import { streamConverter } from '../stream-converter.js'
+import { chatChunkWriter, openAIUsageOf } from '../core/openai-shapes.js'
+import { streamConverter } from '../core/stream-converter.js'
 import { classifySparkFailure, readSparkError } from './errors.js'
 import { sparkFinishReason, sparkToolCalls } from './response.js'
 

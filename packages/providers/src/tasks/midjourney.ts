@@ -1,7 +1,7 @@
-import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../adaptor.js'
-import { cleanUpstreamMessage } from '../failure-text.js'
-import { isRecord, parseJson } from '../json.js'
-import { withOverrides } from '../overrides.js'
+import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
+import { cleanUpstreamMessage } from '../core/failure-text.js'
+import { isRecord, parseJson } from '../core/json.js'
+import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { ChannelConfig } from '../adaptor.js'
-import { call } from '../probe.js'
+import type { ChannelConfig } from '../core/adaptor.js'
+import { call } from '../net/probe.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /** Largest poll answer read (a batch of task records with their URLs). */

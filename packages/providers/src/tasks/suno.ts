@@ -1,8 +1,8 @@
-import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../adaptor.js'
-import { isRecord, list, parseJson, str } from '../json.js'
+import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
+import { isRecord, list, parseJson, str } from '../core/json.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { bearerHeaders, classifyOpenAIFailure } from '../openai-compatible/index.js'
-import { withOverrides } from '../overrides.js'
+import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /** Channel type 36: a Suno-API server (self-hosted, so no default base URL). */

@@ -1,4 +1,4 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
 
 /**
  * What an upstream reports of one task when polled, in the row's terms: its status (the task

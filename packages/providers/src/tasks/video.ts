@@ -1,9 +1,9 @@
-import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../adaptor.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { JSON_CONTENT_TYPE, resolveBaseUrl } from '../openai-compatible/api.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 import { OPENAI_BASE_URL, openAIHeaders } from '../openai/api.js'
-import { withOverrides } from '../overrides.js'
+import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /**

@@ -1,5 +1,5 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
 import { tc3Sign } from './sign.js'
 
 /** Used when the channel has no base URL (the Hunyuan API's endpoint, any region). */

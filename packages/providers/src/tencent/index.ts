@@ -1,6 +1,6 @@
-import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../adaptor.js'
+import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
-import { servesOnly } from '../served.js'
+import { servesOnly } from '../core/served.js'
 import { HUNYUAN_BASE_URL, hunyuanHeaders, hunyuanUrl, signHunyuan } from './api.js'
 import { classifyTencentFailure } from './errors.js'
 import { HUNYUAN_MODELS, hunyuanTestRequest } from './models.js'

@@ -1,6 +1,6 @@
-import type { RelayRequest } from '../adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from '../errors.js'
-import { contentText, isRecord, list, str, type JsonRecord } from '../json.js'
+import type { RelayRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
+import { contentText, isRecord, list, str, type JsonRecord } from '../core/json.js'
 
 /** OpenAI chat fields Hunyuan reads under another name. */
 const RENAMED: Readonly<Record<string, string>> = { temperature: 'Temperature', top_p: 'TopP', seed: 'Seed' }

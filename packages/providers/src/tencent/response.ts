@@ -1,6 +1,6 @@
-import type { ConvertedResponse, RelayRequest, Usage } from '../adaptor.js'
-import { isRecord, list, num, parseJson, str, type JsonRecord } from '../json.js'
-import { chatCompletion, embeddingsAnswer, openAIUsageOf, type OpenAIToolCall } from '../openai-shapes.js'
+import type { ConvertedResponse, RelayRequest, Usage } from '../core/adaptor.js'
+import { isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
+import { chatCompletion, embeddingsAnswer, openAIUsageOf, type OpenAIToolCall } from '../core/openai-shapes.js'
 import { classifyTencentFailure, readTencentError, tencentErrorMeaning } from './errors.js'
 
 /** The answer inside Tencent's `{Response: {...}}` envelope (stream events come without it). */

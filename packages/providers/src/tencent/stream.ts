@@ -1,8 +1,8 @@
-import type { RelayRequest, StreamConverter, Usage } from '../adaptor.js'
+import type { RelayRequest, StreamConverter, Usage } from '../core/adaptor.js'
 import { sseReader } from '../claude/index.js'
-import { isRecord, list, num, parseJson, str } from '../json.js'
-import { chatChunkWriter, openAIUsageOf } from '../openai-shapes.js'
-import { streamConverter } from '../stream-converter.js'
+import { isRecord, list, num, parseJson, str } from '../core/json.js'
+import { chatChunkWriter, openAIUsageOf } from '../core/openai-shapes.js'
+import { streamConverter } from '../core/stream-converter.js'
 import { classifyTencentFailure, readTencentError } from './errors.js'
 import { hunyuanFinishReason, hunyuanUsage, unwrap } from './response.js'
 

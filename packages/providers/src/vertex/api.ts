@@ -1,7 +1,7 @@
-import type { ChannelConfig } from '../adaptor.js'
-import { malformedKey } from '../credentials.js'
+import type { ChannelConfig } from '../core/adaptor.js'
+import { malformedKey } from '../net/credentials.js'
 import { geminiModelName } from '../gemini/index.js'
-import { isRecord, parseJson, str } from '../json.js'
+import { isRecord, parseJson, str } from '../core/json.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 
 /** The global endpoint's host, the nominal default base URL (regional hosts are `{region}-aiplatform…`). */

@@ -1,6 +1,6 @@
-import type { ChannelConfig, UpstreamRequest } from '../adaptor.js'
-import { cachedToken, CredentialError, exchange, malformedKey, type Token } from '../credentials.js'
-import { isRecord, num, parseJson, str } from '../json.js'
+import type { ChannelConfig, UpstreamRequest } from '../core/adaptor.js'
+import { cachedToken, CredentialError, exchange, malformedKey, type Token } from '../net/credentials.js'
+import { isRecord, num, parseJson, str } from '../core/json.js'
 import { serviceAccount, type ServiceAccount } from './api.js'
 
 /** The OAuth scope of Vertex AI calls. */
@@ -68,7 +68,7 @@ async function obtainToken (channel: ChannelConfig, account: ServiceAccount): Pr
 
 /**
  * Adds `Authorization: Bearer <access token>` of the channel's service account, exchanging an
- * assertion first when no token is cached (credentials.ts cachedToken: one exchange shared by
+ * assertion first when no token is cached (net/credentials.ts cachedToken: one exchange shared by
  * concurrent requests, renewed before it expires).
  */
 export async function authorizeVertex (channel: ChannelConfig, up: UpstreamRequest): Promise<UpstreamRequest> {

@@ -1,7 +1,7 @@
-import type { ClassifiedFailure } from '../adaptor.js'
+import type { ClassifiedFailure } from '../core/adaptor.js'
 import { classifyClaudeFailure } from '../claude/index.js'
 import { classifyGeminiFailure } from '../gemini/index.js'
-import { isRecord, parseJson } from '../json.js'
+import { isRecord, parseJson } from '../core/json.js'
 
 /**
  * Classifies a non-2xx Vertex AI answer. Vertex answers in Google's envelope (`{error: {code,

@@ -1,4 +1,4 @@
-import type { RelayRequest } from '../adaptor.js'
+import type { RelayRequest } from '../core/adaptor.js'
 import { CLAUDE_MODELS } from '../claude/index.js'
 import { GEMINI_MODELS } from '../gemini/index.js'
 

@@ -1,4 +1,4 @@
-import { isRecord, list, num } from '../json.js'
+import { isRecord, list, num } from '../../core/json.js'
 
 /** The text of one Gemini Content to embed: its text parts, joined by a newline. */
 function embedText (content: unknown): string {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { at, contentText, isRecord, list, num, parseJson, str } from '../json.js'
-import { readUsage } from '../openai-compatible/usage.js'
+import { at, contentText, isRecord, list, num, parseJson, str } from '../../core/json.js'
+import { readUsage } from '../../openai-compatible/usage.js'
 import { CUSTOM_TOOL_INPUT, customToolNames } from './request.js'
 
 type Json = Record<string, unknown>

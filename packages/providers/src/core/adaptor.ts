@@ -1,4 +1,4 @@
-import type { Outbound } from './outbound.js'
+import type { Outbound } from '../net/outbound.js'
 /**
  * The contract every channel type implements. It imports nothing from provider folders; the
  * registry (registry.ts) is the only list of types. The gateway relays through it and the

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import type { ChannelConfig, CredentialStore, CredentialUpdate } from './adaptor.js'
+import type { ChannelConfig, CredentialStore, CredentialUpdate } from '../core/adaptor.js'
 import { cachedToken, CredentialError, exchange, malformedKey, TOKEN_RENEW_MARGIN_MS, type Token } from './credentials.js'
-import { cleanUpstreamMessage } from './failure-text.js'
-import { isRecord, num, parseJson, str, type JsonRecord } from './json.js'
+import { cleanUpstreamMessage } from '../core/failure-text.js'
+import { isRecord, num, parseJson, str, type JsonRecord } from '../core/json.js'
 
 // OAuth credentials of a subscription account (Claude Code, Codex): an access token, and a
 // refresh token that renews it. Shared by the channel types that sign in as a subscription's CLI.

@@ -1,9 +1,9 @@
 import { fetch, type Response } from 'undici'
-import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
+import type { ChannelConfig, FailureAction, ProviderAdaptor, UpstreamRequest } from '../core/adaptor.js'
 import { defaultOutbound, outboundRefusal, type Outbound } from './outbound.js'
 import { CredentialError } from './credentials.js'
-import { classifyAnswer, cleanUpstreamMessage, failureSummary, unexpectedAnswer } from './failure-text.js'
-import { authorized, upstreamRequest, withOverrides } from './overrides.js'
+import { classifyAnswer, cleanUpstreamMessage, failureSummary, unexpectedAnswer } from '../core/failure-text.js'
+import { authorized, upstreamRequest, withOverrides } from '../core/overrides.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
 export interface ChannelTestResult {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { Usage } from '../adaptor.js'
-import { isRecord, list, parseJson, str } from '../json.js'
-import { readUsage } from '../openai-compatible/usage.js'
+import type { Usage } from '../../core/adaptor.js'
+import { isRecord, list, parseJson, str } from '../../core/json.js'
+import { readUsage } from '../../openai-compatible/usage.js'
 
 /** Token counts in Anthropic's names (input excludes the cached part, as Anthropic counts it). */
 export interface AnthropicUsage {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { ChannelConfig, ClassifiedFailure, FailureAction, UpstreamRequest } from './adaptor.js'
-import { PROVIDER_ERROR_CODES, ProviderError } from './errors.js'
+import type { ChannelConfig, ClassifiedFailure, FailureAction, UpstreamRequest } from '../core/adaptor.js'
+import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { call, failureMessage } from './probe.js'
 
 /**

@@ -3,7 +3,7 @@
 // AIProxy's library, ...).
 import type { Usage } from './adaptor.js'
 import { isRecord, type JsonRecord } from './json.js'
-import { openAIErrorBody } from './openai-compatible/errors.js'
+import { openAIErrorBody } from '../openai-compatible/errors.js'
 import { outbox, type KeptText } from './stream-converter.js'
 import { textKeeper } from './text-keeper.js'
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { contentText } from '../anthropic/response.js'
-import { at, isRecord, list, num, parseJson, str } from '../json.js'
-import { readUsage } from '../openai-compatible/usage.js'
+import { at, isRecord, list, num, parseJson, str } from '../../core/json.js'
+import { readUsage } from '../../openai-compatible/usage.js'
 
 /** Gemini's `usageMetadata` (the fields an OpenAI usage can fill). */
 export interface GeminiUsageMetadata {

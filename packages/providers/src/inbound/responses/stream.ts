@@ -1,9 +1,9 @@
-import type { StreamConverter, Usage } from '../adaptor.js'
-import { contentText, isRecord, list, num, str, type JsonRecord } from '../json.js'
-import { chatChunkReader } from '../openai-compatible/chat-chunks.js'
-import { readUsage } from '../openai-compatible/usage.js'
-import { streamConverter } from '../stream-converter.js'
-import { textKeeper } from '../text-keeper.js'
+import type { StreamConverter, Usage } from '../../core/adaptor.js'
+import { contentText, isRecord, list, num, str, type JsonRecord } from '../../core/json.js'
+import { chatChunkReader } from '../../openai-compatible/chat-chunks.js'
+import { readUsage } from '../../openai-compatible/usage.js'
+import { streamConverter } from '../../core/stream-converter.js'
+import { textKeeper } from '../../core/text-keeper.js'
 import { customToolNames } from './request.js'
 import {
   callIdFor,

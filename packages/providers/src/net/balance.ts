@@ -1,8 +1,8 @@
-import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from './adaptor.js'
-import { at, isRecord, list, num, parseJson, str } from './json.js'
-import { withOverrides } from './overrides.js'
+import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from '../core/adaptor.js'
+import { at, isRecord, list, num, parseJson, str } from '../core/json.js'
+import { withOverrides } from '../core/overrides.js'
 import { call, failureMessage } from './probe.js'
-import { adaptorFor } from './registry.js'
+import { adaptorFor } from '../core/registry.js'
 
 /**
  * Yuan per US dollar used to report balances that providers keep in CNY (DeepSeek, SiliconCloud,

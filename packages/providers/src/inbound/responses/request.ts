@@ -1,4 +1,4 @@
-import { contentText, isRecord, list, num, str, type JsonRecord } from '../json.js'
+import { contentText, isRecord, list, num, str, type JsonRecord } from '../../core/json.js'
 
 /** One OpenAI chat message, content part or tool, as built here (plain JSON). */
 type Json = Record<string, unknown>

@@ -1,5 +1,5 @@
 import { reasoningEffortForBudget } from '../anthropic/request.js'
-import { isRecord, list, num, str, type JsonRecord } from '../json.js'
+import { isRecord, list, num, str, type JsonRecord } from '../../core/json.js'
 
 /** One OpenAI chat message or content part, as built here (plain JSON). */
 type Json = Record<string, unknown>
