@@ -25,32 +25,3 @@ export type ClaudeToolChoice =
   | { type: 'auto' | 'any' | 'none', disable_parallel_tool_use?: boolean }
   | { type: 'tool', name: string, disable_parallel_tool_use?: boolean }
 
-/** `usage` of an answer, of `message_start` and (cumulative counts) of `message_delta`. */
-export interface ClaudeUsage {
-  /** Prompt tokens after the last cache breakpoint: neither read from nor written to the cache. */
-  input_tokens?: number
-  /** Prompt tokens written to the cache by this request (billed above the input price). */
-  cache_creation_input_tokens?: number
-  /** Prompt tokens read from the cache (billed at a tenth of the input price). */
-  cache_read_input_tokens?: number
-  output_tokens?: number
-}
-
-/** A non-streamed answer. */
-export interface ClaudeResponse {
-  id: string
-  type: 'message'
-  role: 'assistant'
-  model: string
-  content: ClaudeBlock[]
-  stop_reason: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | null
-  stop_sequence: string | null
-  usage: ClaudeUsage
-}
-
-/** The error envelope, of failed answers and of the stream's `error` event. */
-export interface ClaudeError {
-  type: 'error'
-  error: { type: string, message: string, details?: { error_code?: string } }
-  request_id?: string
-}

@@ -14,7 +14,6 @@ export { CODEX_MODELS, codexTestRequest } from './models.js'
 export { CODEX_UNSUPPORTED_FIELDS, codexChatBody, codexResponsesBody, DEFAULT_INSTRUCTIONS } from './request.js'
 export { assembleResponse, chatUsage, codexTokens, convertCodexAnswer, responseText, responseToChat, sseEvents, type Assembled, type CodexTokens } from './response.js'
 export { createCodexChatStream, createCodexResponsesStream, MAX_BACKFILL_BYTES } from './stream.js'
-export type * from './types.js'
 
 const NAME = 'Codex'
 

@@ -37,20 +37,6 @@ export interface UrlContext {
 
 // Upstream wire shapes, for reference; values are read from `unknown` through the checks in json.ts.
 
-/** `usage` of chat, completions and embeddings; responses use input_/output_ names. */
-export interface WireUsage {
-  prompt_tokens?: number
-  completion_tokens?: number
-  total_tokens?: number
-  prompt_tokens_details?: { cached_tokens?: number, audio_tokens?: number }
-  completion_tokens_details?: { audio_tokens?: number, reasoning_tokens?: number }
-  input_tokens?: number
-  output_tokens?: number
-  input_tokens_details?: { cached_tokens?: number }
-  /** DeepSeek's name for cached prompt tokens. */
-  prompt_cache_hit_tokens?: number
-}
-
 /** OpenAI's error envelope. */
 export interface WireError {
   error: { message: string, type: string, param: string | null, code: string | null }
