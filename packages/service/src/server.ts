@@ -5,7 +5,7 @@ import { httpMetricsPlugin, type MetricsServer, startMetricsServer } from './met
 import { lazyRequestLogger } from './request-logger.js'
 import { startTracing, stopTracing } from './tracing.js'
 import { listenWhileStarting, migrateDatabase, type StartingServer } from './startup.js'
-import { buildValidator } from './validation.js'
+import { buildSerializer, buildValidator } from './validation.js'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 
@@ -90,7 +90,7 @@ export function fastifyOptions (service: string, logLevel: string, opts: Fastify
     ...(service === 'gateway' ? { clientErrorHandler: openAIClientErrorHandler } : {}),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    schemaController: { compilersFactory: { buildValidator } }
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }
 }
 
