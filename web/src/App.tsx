@@ -12,7 +12,7 @@ import { VerificationProvider } from './components/VerifyDialog'
 import { AppLayout } from './layout/AppLayout'
 import { usePersistentState } from './lib/usePersistentState'
 import { NotFoundPage } from './resources/home/NotFoundPage'
-import { ROUTES } from './routes'
+import { PUBLIC, ROUTES } from './routes'
 import { buildTheme, type ThemeChoice } from './theme'
 
 export function App () {
@@ -37,7 +37,7 @@ export function App () {
                       path={path}
                       element={
                         <Suspense fallback={<CircularProgress sx={{ m: 4 }} />}>
-                          {role === 0 ? <Page /> : <RequireAuth role={role}><Page /></RequireAuth>}
+                          {role === PUBLIC ? <Page /> : <RequireAuth role={role}><Page /></RequireAuth>}
                         </Suspense>
                       }
                     />

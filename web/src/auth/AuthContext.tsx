@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { ROLES, type UserView } from '@modelgate/contracts'
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react'
 import { useNavigate } from 'react-router-dom'
 import { get, onTwoFactorSetupRequired, onUnauthorized } from '../api/client'
@@ -61,5 +61,5 @@ export function useAuth (): AuthState {
   return ctx
 }
 
-export const isAdmin = (user: StoredUser | undefined): boolean => (user?.role ?? 0) >= 10
-export const isRoot = (user: StoredUser | undefined): boolean => (user?.role ?? 0) >= 100
+export const isAdmin = (user: StoredUser | undefined): boolean => (user?.role ?? 0) >= ROLES.admin
+export const isRoot = (user: StoredUser | undefined): boolean => (user?.role ?? 0) >= ROLES.root

@@ -1,3 +1,4 @@
+import { ROLES } from '@modelgate/contracts'
 import Typography from '@mui/material/Typography'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
@@ -5,7 +6,7 @@ import { Navigate, useLocation } from 'react-router-dom'
 import { useAuth } from './AuthContext'
 
 /** Route guard: no stored user -> /login; a role below `role` -> a permission message. */
-export function RequireAuth ({ children, role = 1 }: { children: ReactNode, role?: number }) {
+export function RequireAuth ({ children, role = ROLES.common }: { children: ReactNode, role?: number }) {
   const { user } = useAuth()
   const location = useLocation()
   const { t } = useTranslation()
