@@ -1,4 +1,4 @@
-import type { ConfigChange, OptionValues } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ConfigChange, type OptionValues } from '@modelgate/contracts'
 import {
   type Channel,
   type Database,
@@ -140,14 +140,14 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
     const result = await probe(keys[0] ?? '')
     await recordChannelTest(deps.db, channel.id, result.ms)
     const outcome: ChannelTestOutcome = { tested: true, ok: result.ok, ms: result.ms, message: result.message, model: chosen }
-    const to = channel.status === 1 && !outcome.ok && mayDisable ? 3 : channel.status === 3 && outcome.ok && mayEnable ? 1 : undefined
-    if (to !== undefined && await changeChannelStatus(deps, channel, to, to === 3 ? outcome.message : 'passed a channel test')) outcome.changedTo = to
+    const to = channel.status === CHANNEL_STATUS.enabled && !outcome.ok && mayDisable ? CHANNEL_STATUS.autoDisabled : channel.status === CHANNEL_STATUS.autoDisabled && outcome.ok && mayEnable ? CHANNEL_STATUS.enabled : undefined
+    if (to !== undefined && await changeChannelStatus(deps, channel, to, to === CHANNEL_STATUS.autoDisabled ? outcome.message : 'passed a channel test')) outcome.changedTo = to
     return outcome
   }
 
   const fingerprints = keys.map(keyFingerprint)
   const statusOf = (i: number): number => channel.key_states[fingerprints[i]!]?.status ?? 1
-  const picked = keyIndex !== undefined ? [keyIndex] : keys.flatMap((_k, i) => statusOf(i) === 2 ? [] : [i])
+  const picked = keyIndex !== undefined ? [keyIndex] : keys.flatMap((_k, i) => statusOf(i) === CHANNEL_STATUS.disabled ? [] : [i])
   if (picked.length === 0) return { tested: false, reason: 'keys_disabled' }
   let keyStatesChanged = false
   const results = await mapLimited(picked, KEY_TEST_PARALLEL, async (i): Promise<KeyTestOutcome> => {
@@ -156,17 +156,17 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
     const out: KeyTestOutcome = { index: i, fingerprint, ok: result.ok, ms: result.ms, message: result.message }
     const status = statusOf(i)
     // An admin's disable stands: such a key is only tested.
-    if (status === 2) return out
-    if (!result.ok && status === 1 && result.action === 'disable' && mayDisable) {
-      if (await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint, from: [1], to: 3, reason: result.message, lastError: result.message })) {
-        out.changedTo = 3
+    if (status === CHANNEL_STATUS.disabled) return out
+    if (!result.ok && status === CHANNEL_STATUS.enabled && result.action === 'disable' && mayDisable) {
+      if (await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint, from: [CHANNEL_STATUS.enabled], to: CHANNEL_STATUS.autoDisabled, reason: result.message, lastError: result.message })) {
+        out.changedTo = CHANNEL_STATUS.autoDisabled
         keyStatesChanged = true
       }
     } else if (!result.ok) {
       await recordChannelKeyError(deps.db, channel.id, fingerprint, result.message)
-    } else if (status === 3 && mayEnable) {
-      if (await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint, from: [3], to: 1, reason: 'passed a channel test' })) {
-        out.changedTo = 1
+    } else if (status === CHANNEL_STATUS.autoDisabled && mayEnable) {
+      if (await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint, from: [CHANNEL_STATUS.autoDisabled], to: CHANNEL_STATUS.enabled, reason: 'passed a channel test' })) {
+        out.changedTo = CHANNEL_STATUS.enabled
         keyStatesChanged = true
       }
     }
@@ -183,13 +183,13 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
   // A key an admin disabled passing says nothing about the keys the channel may use.
   const usablePassed = results.some((r) => r.ok && statusAfter(r.index) === 1)
   const wholeFailed = keyIndex === undefined && passed === undefined
-  let to: 1 | 3 | undefined
+  let to: typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.autoDisabled | undefined
   let reason = ''
-  if (channel.status === 1 && mayDisable && failed !== undefined && (wholeFailed || !enabledLeft)) {
-    to = 3
+  if (channel.status === CHANNEL_STATUS.enabled && mayDisable && failed !== undefined && (wholeFailed || !enabledLeft)) {
+    to = CHANNEL_STATUS.autoDisabled
     reason = wholeFailed ? `every key failed the test: ${failed.message}` : `no enabled key left: ${failed.message}`
-  } else if (channel.status === 3 && mayEnable && usablePassed) {
-    to = 1
+  } else if (channel.status === CHANNEL_STATUS.autoDisabled && mayEnable && usablePassed) {
+    to = CHANNEL_STATUS.enabled
     reason = 'a key passed a channel test'
   }
   if (to !== undefined && await changeChannelStatus(deps, channel, to, reason)) outcome.changedTo = to

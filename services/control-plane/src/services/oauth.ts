@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { type Database, findLiveUserBy, type Kysely, type PublicUser, updateUser, type User, type UserUpdate } from '@modelgate/db'
-import type { OptionKey, OptionValues } from '@modelgate/contracts'
+import { type OptionKey, type OptionValues, USER_STATUS } from '@modelgate/contracts'
 import { redactSecrets } from '@modelgate/logger'
 import { acquireLock, releaseLock } from '@modelgate/service'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -253,7 +253,7 @@ export async function signInWithIdentity (
     if (!links.signUpAllowed) throw fail(OM.signUpClosed, { provider: links.label })
     return await registerIdentity(app, identity, aff)
   })
-  if (user.status !== 1) throw fail(M.userBanned)
+  if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
   // An account with two-factor sign-in answers `{require_2fa, flow_token}` instead of a session.
   return await completeFirstFactor(app, req, reply, user)
 }

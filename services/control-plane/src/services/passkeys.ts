@@ -1,11 +1,5 @@
 import { createHash, getRandomValues, randomBytes } from 'node:crypto'
-import {
-  PASSKEYS_PER_USER_MAX,
-  type PasskeyAuthenticationResponse,
-  type PasskeyList,
-  type PasskeyRegistrationResponse,
-  type PasskeyView
-} from '@modelgate/contracts'
+import { type PasskeyAuthenticationResponse, type PasskeyList, type PasskeyRegistrationResponse, PASSKEYS_PER_USER_MAX, type PasskeyView, USER_STATUS } from '@modelgate/contracts'
 import {
   acceptPasskeyAssertion,
   countPasskeys,
@@ -324,7 +318,7 @@ export async function finishLogin (app: FastifyInstance, req: FastifyRequest, fl
     if (err instanceof ApiError) await countLoginFailure(app, req, [user.username])
     throw err
   }
-  if (user.status !== 1) throw fail(M.userBanned)
+  if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
   await clearLoginFailures(app, [user.username])
   return user
 }

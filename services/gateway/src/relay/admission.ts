@@ -1,3 +1,4 @@
+import { CHANNEL_STATUS } from '@modelgate/contracts'
 import { type Price, priceOf } from '@modelgate/pricing'
 import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
 import { type Span, SpanStatusCode, startSpan } from '@modelgate/service'
@@ -30,7 +31,7 @@ export function pinnedChannel (state: RelayState, caller: Caller, accepts?: (typ
   if (caller.pinnedChannel === undefined) return undefined
   const pinned = state.channels.get(caller.pinnedChannel)
   if (pinned === undefined || (accepts !== undefined && !accepts(pinned.type))) throw new RelayError(400, 'invalid_request_error', 'invalid_channel', RM.invalidChannelId)
-  if (pinned.status !== 1) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
+  if (pinned.status !== CHANNEL_STATUS.enabled) throw new RelayError(403, 'invalid_request_error', 'channel_disabled', RM.channelDisabled)
   return pinned
 }
 

@@ -1,4 +1,4 @@
-import type { UsageEvent } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type UsageEvent } from '@modelgate/contracts'
 import { recordChannelKeyError, setChannelKeyStatus, setChannelStatusAutomatically } from '@modelgate/db'
 import { type ClassifiedFailure, cleanUpstreamMessage } from '@modelgate/providers'
 import { englishMessage, RelayError, RM } from './errors.js'
@@ -161,7 +161,7 @@ export class ChannelAttempts {
         if (failed === undefined) failedKeys.set(channel.id, failed = new Set())
         failed.add(key.fingerprint)
         await disableKey(this.#deps, channel, key, `${status}: ${failure.message}`)
-        if (channel.status === 1 && pickKey(channel, failed) !== undefined) {
+        if (channel.status === CHANNEL_STATUS.enabled && pickKey(channel, failed) !== undefined) {
           this.#again = channel
           return 'again'
         }

@@ -1,3 +1,4 @@
+import { TOKEN_STATUS, USER_STATUS } from '@modelgate/contracts'
 import { BlockList, isIP } from 'node:net'
 import { ROLE } from '@modelgate/db'
 import type { FastifyRequest } from 'fastify'
@@ -69,11 +70,11 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
   if (record === null) throw unauthorized(RM.invalidKey)
   const { token, user } = record
   if (user.deleted) throw unauthorized(RM.userDeleted)
-  if (user.status !== 1) throw forbidden(RM.userBanned, {}, 'user_banned')
+  if (user.status !== USER_STATUS.enabled) throw forbidden(RM.userBanned, {}, 'user_banned')
   const now = Math.floor(Date.now() / 1000)
-  if (token.status === 3 || (token.expiredTime !== -1 && token.expiredTime <= now)) throw unauthorized(RM.tokenExpired, 'token_expired')
-  if (token.status === 4 || (!token.unlimited && token.remainQuota <= 0)) throw forbidden(RM.tokenExhausted, {}, 'insufficient_quota')
-  if (token.status !== 1) throw unauthorized(RM.tokenDisabled, 'token_disabled')
+  if (token.status === TOKEN_STATUS.expired || (token.expiredTime !== -1 && token.expiredTime <= now)) throw unauthorized(RM.tokenExpired, 'token_expired')
+  if (token.status === TOKEN_STATUS.exhausted || (!token.unlimited && token.remainQuota <= 0)) throw forbidden(RM.tokenExhausted, {}, 'insufficient_quota')
+  if (token.status !== TOKEN_STATUS.enabled) throw unauthorized(RM.tokenDisabled, 'token_disabled')
   if (!ipAllowed(token.allowIps, req.ip)) throw forbidden(RM.ipNotAllowed, {}, 'ip_not_allowed')
   if (pinnedChannel !== undefined && user.role < ROLE.admin) throw forbidden(RM.pinNotAllowed, {}, 'channel_pin_not_allowed')
   return { record, group: token.group !== '' ? token.group : user.group, pinnedChannel }

@@ -1,4 +1,4 @@
-import { type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
 import type { ChannelConfig, CredentialStore, Outbound } from '@modelgate/providers'
@@ -152,7 +152,7 @@ export class RelayState {
       const relayKeys = open.map((key) => {
         const fingerprint = keyFingerprint(key)
         const st = states[fingerprint]
-        return { key, fingerprint, enabled: st === undefined || st.status === 1 }
+        return { key, fingerprint, enabled: st === undefined || st.status === CHANNEL_STATUS.enabled }
       })
       channels.set(c.id, {
         id: c.id,
@@ -176,7 +176,7 @@ export class RelayState {
         ...(this.outbound === undefined ? {} : { outbound: this.outbound })
       })
       // A channel whose every key is disabled serves nothing until one is enabled again.
-      if (c.status !== 1 || !relayKeys.some((k) => k.enabled)) continue
+      if (c.status !== CHANNEL_STATUS.enabled || !relayKeys.some((k) => k.enabled)) continue
       for (const group of groups) {
         let set = models.get(group)
         if (set === undefined) models.set(group, set = new Set())

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto'
-import { revokedSessionKey } from '@modelgate/contracts'
+import { revokedSessionKey, USER_STATUS } from '@modelgate/contracts'
 import {
   deleteExpiredUserSessions,
   findUserByAccessTokenHash,
@@ -140,7 +140,7 @@ export default fp(async (app: FastifyInstance, opts: { ttlHours: number, cryptoS
     }
     // CSRF defence: a cross-site form can carry the cookie but cannot set this header.
     if (req.headers['new-api-user'] !== String(ctx.user.id)) throw unauthorized(M.userHeaderMismatch)
-    if (ctx.user.status !== 1) throw unauthorized(M.userBanned)
+    if (ctx.user.status !== USER_STATUS.enabled) throw unauthorized(M.userBanned)
     return ctx
   }
 

@@ -1,3 +1,4 @@
+import { CHANNEL_STATUS } from '@modelgate/contracts'
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import { findOwnTasks, type Midjourney, releaseTaskClaims } from '@modelgate/db'
@@ -119,7 +120,7 @@ function taskAnswer (deps: RouteDeps, row: Midjourney): ReturnType<typeof mjTask
 /** The channel an earlier task lives on, when it can still take requests. */
 function channelOfTask (deps: RouteDeps, row: Midjourney): RelayChannel {
   const channel = deps.state.channels.get(row.channel_id)
-  if (channel === undefined || channel.status !== 1 || !isMidjourneyChannel(channel.type)) {
+  if (channel === undefined || channel.status !== CHANNEL_STATUS.enabled || !isMidjourneyChannel(channel.type)) {
     throw new MjError(503, MJ_CODE.failure, 'the channel of this task is no longer available')
   }
   return channel

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie'
 import jwt from '@fastify/jwt'
-import { revokedSessionKey } from '@modelgate/contracts'
+import { revokedSessionKey, USER_STATUS } from '@modelgate/contracts'
 import { findUserWithSession } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../../relay/auth.js'
@@ -24,7 +24,7 @@ export default async function playgroundRoutes (pg: FastifyInstance, opts: { ses
     if (claims === undefined || user === undefined || user.session_version !== claims.sv || revoked || req.headers['new-api-user'] !== String(user.id)) {
       throw new RelayError(401, 'invalid_request_error', 'not_logged_in', RM.notLoggedIn)
     }
-    if (user.status !== 1) throw new RelayError(403, 'invalid_request_error', 'user_banned', RM.userBanned)
+    if (user.status !== USER_STATUS.enabled) throw new RelayError(403, 'invalid_request_error', 'user_banned', RM.userBanned)
     const body = req.body as Record<string, unknown> | undefined
     const group = typeof body?.['group'] === 'string' && body['group'] !== '' ? body['group'] : user.group
     const caller: Caller = {

@@ -1,4 +1,4 @@
-import { ChannelKeyRevealResponse, ChannelKeysResponse, ChannelKeyStatusBody } from '@modelgate/contracts'
+import { CHANNEL_STATUS, ChannelKeyRevealResponse, ChannelKeysResponse, ChannelKeyStatusBody } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
@@ -45,7 +45,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (key !== undefined) {
       await recordAudit(app, req, { action: 'channel.key.status', targetType: 'channel', targetId: req.params.id, before: { status: was?.status }, after: { status: key.status }, note: `key ${index + 1} (${key.fingerprint})` })
     }
-    return ok(keys, req.t(req.body.status === 1 ? CM.keyEnabled : CM.keyDisabled, { n: index + 1 }))
+    return ok(keys, req.t(req.body.status === CHANNEL_STATUS.enabled ? CM.keyEnabled : CM.keyDisabled, { n: index + 1 }))
   })
 }
 export default routes

@@ -1,3 +1,4 @@
+import { USER_STATUS } from '@modelgate/contracts'
 import { randomBytes } from 'node:crypto'
 import { findLiveUserByLogin, updateUser } from '@modelgate/db'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -32,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
       await countLoginFailure(app, req, [login])
       throw fail(M.loginFailed)
     }
-    if (user.status !== 1) throw fail(M.userBanned)
+    if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
     // With two-factor sign-in: `{require_2fa, flow_token}` and no cookie until POST /login/2fa.
     return await completeFirstFactor(app, req, reply, user, login)
   })
@@ -51,7 +52,7 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
       throw fail(TM.codeInvalid)
     }
     if (!await spendFlow(app, req.body.flow_token, user.id)) throw fail(TM.flowExpired)
-    if (user.status !== 1) throw fail(M.userBanned)
+    if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
     await clearLoginFailures(app, logins)
     return await finishSignIn(app, req, reply, user)
   })
