@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS, type AuditLogView } from '@modelgate/contracts'
+import { AUDIT_ACTIONS, type AuditLogView, ROLES } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
@@ -166,7 +166,7 @@ export default function AuditPage () {
 
 function useRoleLabel () {
   const { t } = useTranslation()
-  return (role: number) => role >= 100 ? t('audit.role.root') : role >= 10 ? t('audit.role.admin') : t('audit.role.other', { role })
+  return (role: number) => role >= ROLES.root ? t('audit.role.root') : role >= ROLES.admin ? t('audit.role.admin') : t('audit.role.other', { role })
 }
 
 function useTargetLabel () {

@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { ROLES, type UserView } from '@modelgate/contracts'
 import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router-dom'
@@ -34,7 +34,7 @@ export function useFinishSignIn (): (user: UserView) => void {
     signIn(user)
     notify.success(t('auth.login.loggedIn'))
     const go = () => { navigate(afterLogin(location.state), { replace: true, state: user.password_is_default ? DEFAULT_PASSWORD_STATE : null }) }
-    if (user.role < 10) { go(); return }
+    if (user.role < ROLES.admin) { go(); return }
     // An admin who must set up 2FA first (TwoFactorRequiredForAdmins) sees the setup screen before anything else.
     twoFactorStatus().then((s) => { if (s.setup_required) navigate(TWO_FACTOR_SETUP_PATH, { replace: true }); else go() }, go)
   }, [signIn, notify, navigate, location.state, t])

@@ -13,7 +13,7 @@ import AddIcon from '@mui/icons-material/Add'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EastIcon from '@mui/icons-material/East'
 import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
-import type { MultiKeyMode } from '@modelgate/contracts'
+import { CHANNEL_TYPE, type MultiKeyMode } from '@modelgate/contracts'
 import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FormDrawer } from '../../components/FormDrawer'
@@ -426,7 +426,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
         </TextField>
       )}
 
-      {form.type === 1 && (
+      {form.type === CHANNEL_TYPE.openai && (
         <TextField
           label={t('channel.form.organization')}
           value={form.organization}

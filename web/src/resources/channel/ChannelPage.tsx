@@ -1,4 +1,4 @@
-import type { ChannelTagRow, ChannelView } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelTagRow, type ChannelView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import CircularProgress from '@mui/material/CircularProgress'
 import FormControlLabel from '@mui/material/FormControlLabel'
@@ -270,7 +270,7 @@ export default function ChannelPage () {
       testing={testing.has(row.id)}
       onTest={(model) => { void test(row, model) }}
       onToggle={() => {
-        const enabling = row.status !== 1
+        const enabling = row.status !== CHANNEL_STATUS.enabled
         void act(async () => {
           await patchChannel(row.id, { status: enabling ? 1 : 2 })
           return enabling ? t('channel.enabled') : t('channel.disabled')

@@ -1,4 +1,4 @@
-import type { ChannelTagRow, ChannelView } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelTagRow, type ChannelView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import ButtonGroup from '@mui/material/ButtonGroup'
 import Chip from '@mui/material/Chip'
@@ -94,7 +94,7 @@ export function ChannelRow ({ row, typeName, nested = false, testing, onTest, on
               <ArrowDropDownIcon fontSize='small' />
             </Button>
           </ButtonGroup>
-          {row.status === 1
+          {row.status === CHANNEL_STATUS.enabled
             ? <Action label={t('channel.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>
             : <Action label={t('channel.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
           {row.key_count > 1 && <Action label={t('channel.action.keys')} onClick={onKeys}><KeyIcon fontSize='small' /></Action>}

@@ -1,4 +1,4 @@
-import type { ChannelKeyView, ChannelView } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelKeyView, type ChannelView } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
@@ -34,8 +34,8 @@ export interface KeysDialogProps {
 
 function KeyStatus ({ status }: { status: number }) {
   const { t } = useTranslation()
-  if (status === 1) return <Chip size='small' color='success' label={t('channel.keys.enabled')} />
-  if (status === 2) return <Chip size='small' label={t('channel.keys.disabled')} />
+  if (status === CHANNEL_STATUS.enabled) return <Chip size='small' color='success' label={t('channel.keys.enabled')} />
+  if (status === CHANNEL_STATUS.disabled) return <Chip size='small' label={t('channel.keys.disabled')} />
   return <Chip size='small' color='warning' label={t('channel.keys.autoDisabled')} />
 }
 
@@ -97,7 +97,7 @@ export function KeysDialog ({ channel: open, onClose, onChanged }: KeysDialogPro
     if (channel === undefined) return
     mark(key.fingerprint, true)
     try {
-      const done = await setChannelKeyStatus(channel.id, key.fingerprint, key.status === 1 ? 2 : 1)
+      const done = await setChannelKeyStatus(channel.id, key.fingerprint, key.status === CHANNEL_STATUS.enabled ? CHANNEL_STATUS.disabled : CHANNEL_STATUS.enabled)
       setKeys(done.keys)
       notify.success(done.message)
       onChanged()
@@ -167,11 +167,11 @@ export function KeysDialog ({ channel: open, onClose, onChanged }: KeysDialogPro
                               {t('channel.keys.test')}
                             </Button>
                             <Button
-                              size='small' disabled={working} color={key.status === 1 ? 'warning' : 'success'}
-                              aria-label={key.status === 1 ? t('channel.keys.disableOf', { n }) : t('channel.keys.enableOf', { n })}
+                              size='small' disabled={working} color={key.status === CHANNEL_STATUS.enabled ? 'warning' : 'success'}
+                              aria-label={key.status === CHANNEL_STATUS.enabled ? t('channel.keys.disableOf', { n }) : t('channel.keys.enableOf', { n })}
                               onClick={() => { void toggle(key) }}
                             >
-                              {key.status === 1 ? t('channel.keys.disable') : t('channel.keys.enable')}
+                              {key.status === CHANNEL_STATUS.enabled ? t('channel.keys.disable') : t('channel.keys.enable')}
                             </Button>
                           </Stack>
                         </TableCell>

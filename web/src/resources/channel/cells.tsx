@@ -1,4 +1,4 @@
-import type { ChannelView } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelView } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
@@ -38,14 +38,14 @@ export function ResponseTime ({ ms }: { ms: number }) {
 export function StatusChip ({ channel }: { channel: Pick<ChannelView, 'status' | 'other_info'> }) {
   const { t } = useTranslation()
   const { status, other_info: info } = channel
-  const chip = status === 1
+  const chip = status === CHANNEL_STATUS.enabled
     ? <Chip size='small' color='success' label={t('channel.status.enabled')} />
-    : status === 2
+    : status === CHANNEL_STATUS.disabled
       ? <Chip size='small' label={t('channel.status.disabled')} />
-      : status === 3
+      : status === CHANNEL_STATUS.autoDisabled
         ? <Chip size='small' color='warning' label={t('channel.status.autoDisabled')} />
         : <Chip size='small' variant='outlined' label={t('channel.status.unknown')} />
-  if (status === 1 || (info.status_reason === undefined && info.status_time === undefined)) return chip
+  if (status === CHANNEL_STATUS.enabled || (info.status_reason === undefined && info.status_time === undefined)) return chip
   const title = (
     <Box>
       {info.status_reason !== undefined && <div>{t('channel.status.reason', { reason: info.status_reason })}</div>}

@@ -1,4 +1,4 @@
-import { type ChannelCreateBody, type ChannelDetail, type ChannelTagBody, MULTI_KEY_MODES, type MultiKeyMode } from '@modelgate/contracts'
+import { CHANNEL_TYPE, type ChannelCreateBody, type ChannelDetail, type ChannelTagBody, MULTI_KEY_MODES, type MultiKeyMode } from '@modelgate/contracts'
 
 /** docs/domain.md: a new channel's groups, auto-disable, priority and weight. */
 export const DEFAULT_GROUPS = ['default']
@@ -52,18 +52,18 @@ export function otherKind (type: number): OtherKind | undefined {
 export const KEY_HINT_TYPES: readonly number[] = [11, 14, 15, 16, 17, 18, 21, 22, 23, 24, 26, 33, 34, 35, 37, 38, 39, 44, 45]
 
 /** Types with an extra setting JSON (custom and Codex). */
-export const hasSetting = (type: number): boolean => type === 8 || type === 45
+export const hasSetting = (type: number): boolean => type === CHANNEL_TYPE.custom || type === CHANNEL_TYPE.codex
 /** Vertex AI takes a service-account JSON key. */
-export const jsonKey = (type: number): boolean => type === 41
+export const jsonKey = (type: number): boolean => type === CHANNEL_TYPE.vertex
 
 /**
  * The models "fill related models" puts in: the fixed action lists of the drawing and music
  * types, otherwise the type's defaults from `GET /api/models`.
  */
 export function relatedModels (type: number, defaults: Record<string, string[]>): string[] {
-  if (type === 2) return MJ_ACTIONS
-  if (type === 5) return MJ_PLUS_ACTIONS
-  if (type === 36) return SUNO_ACTIONS
+  if (type === CHANNEL_TYPE.midjourney) return MJ_ACTIONS
+  if (type === CHANNEL_TYPE.midjourneyPlus) return MJ_PLUS_ACTIONS
+  if (type === CHANNEL_TYPE.suno) return SUNO_ACTIONS
   return defaults[String(type)] ?? []
 }
 
@@ -112,7 +112,7 @@ export type FormErrors = Partial<Record<FormField, string>>
 
 export function emptyForm (): ChannelForm {
   return {
-    type: 1,
+    type: CHANNEL_TYPE.openai,
     name: '',
     key: '',
     batch: false,
@@ -324,7 +324,7 @@ export function bodyOf (form: ChannelForm): ChannelCreateBody {
   const body: ChannelCreateBody = {
     type: form.type,
     name: form.name.trim(),
-    openai_organization: form.type === 1 && form.organization.trim() !== '' ? form.organization.trim() : null,
+    openai_organization: form.type === CHANNEL_TYPE.openai && form.organization.trim() !== '' ? form.organization.trim() : null,
     base_url: form.baseUrl.trim().replace(/\/+$/, ''),
     other: form.other.trim() === '' ? OTHER_DEFAULTS[form.type] ?? '' : form.other.trim(),
     models: form.models.join(','),

@@ -1,3 +1,4 @@
+import { TOKEN_STATUS } from '@modelgate/contracts'
 import { get, type Page, post } from '../../api/client'
 
 /** Fills a chat link template: `{key}` with the relay key, `{address}` with the server address. */
@@ -13,7 +14,7 @@ export function chatUrl (template: string, key: string, address: string): string
 /** The full key of the user's first enabled token, or undefined when there is none. */
 export async function firstEnabledKey (): Promise<string | undefined> {
   const page = await get<Page<{ id: number, status: number }>>('/api/token/', { p: 1, size: 100 })
-  const token = page.items.find((t) => t.status === 1)
+  const token = page.items.find((t) => t.status === TOKEN_STATUS.enabled)
   if (token === undefined) return undefined
   const { key } = await post<{ key: string }>(`/api/token/${token.id}/key`)
   return key

@@ -1,3 +1,4 @@
+import { LOG_TYPE } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
@@ -10,7 +11,7 @@ import type { LogRow } from './types'
 export function BillingDetails ({ row, quotaPerUnit, admin }: { row: LogRow, quotaPerUnit: number, admin: boolean }) {
   const { t } = useTranslation()
   const o = row.other ?? {}
-  const b = row.type === 2 ? breakdownOf(row, quotaPerUnit) : undefined
+  const b = row.type === LOG_TYPE.consume ? breakdownOf(row, quotaPerUnit) : undefined
   const facts: Array<[string, string]> = []
   if (b?.kind === 'per_call') {
     facts.push([t('log.breakdown.modelPrice'), t('log.breakdown.perCallPrice', { price: num(b.modelPrice) })])

@@ -1,3 +1,4 @@
+import { LOG_TYPE } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
@@ -34,17 +35,20 @@ const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
 /** How many days back a normal user sees their own usage details (the API enforces it). */
 const SELF_LOG_DAYS = 3
 
-/** The type select and the type chips (docs/domain.md: 1 recharge ... 5 error). */
+/** The type select and the type chips (docs/domain.md). */
 const TYPES = [
-  { value: 1, label: 'log.type.recharge', colour: 'info' },
-  { value: 2, label: 'log.type.consume', colour: 'success' },
-  { value: 3, label: 'log.type.manage', colour: 'warning' },
-  { value: 4, label: 'log.type.system', colour: 'secondary' },
-  { value: 5, label: 'log.type.error', colour: 'error' }
+  { value: LOG_TYPE.topup, label: 'log.type.recharge', colour: 'info' },
+  { value: LOG_TYPE.consume, label: 'log.type.consume', colour: 'success' },
+  { value: LOG_TYPE.manage, label: 'log.type.manage', colour: 'warning' },
+  { value: LOG_TYPE.system, label: 'log.type.system', colour: 'secondary' },
+  { value: LOG_TYPE.error, label: 'log.type.error', colour: 'error' }
 ] as const
 
-// Types 0 and 2 involve a model call (docs/domain.md); error rows (5) are failed calls.
-const isModelCall = (type: number) => type === 0 || type === 2 || type === 5
+/** The type filter's value for every type (the API's type 0). */
+const ANY_TYPE = 0
+
+// Unknown and consumption rows involve a model call (docs/domain.md); error rows are failed calls.
+const isModelCall = (type: number) => type === LOG_TYPE.unknown || type === LOG_TYPE.consume || type === LOG_TYPE.error
 
 interface Form {
   tokenName: string
@@ -65,7 +69,7 @@ function defaultForm (): Form {
     start: dayjs().startOf('day').format(INPUT_TIME),
     end: dayjs().format(INPUT_TIME),
     endIsNow: true,
-    type: 0,
+    type: ANY_TYPE,
     username: '',
     channel: ''
   }
@@ -237,7 +241,7 @@ function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowP
   const type = TYPES.find((x) => x.value === row.type)
   const call = isModelCall(row.type)
   const frt = row.other?.frt ?? 0
-  const b = row.type === 2 ? breakdownOf(row, quotaPerUnit) : undefined
+  const b = row.type === LOG_TYPE.consume ? breakdownOf(row, quotaPerUnit) : undefined
   const summary = b === undefined
     ? row.content
     : b.kind === 'per_call'

@@ -1,4 +1,4 @@
-import type { RedemptionView } from '@modelgate/contracts'
+import { REDEMPTION_STATUS, type RedemptionView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import Dialog from '@mui/material/Dialog'
 import DialogActions from '@mui/material/DialogActions'
@@ -71,7 +71,7 @@ export default function RedemptionPage () {
   }
 
   const toggle = async (row: RedemptionView) => {
-    const enabling = row.status === 2
+    const enabling = row.status === REDEMPTION_STATUS.disabled
     try {
       const after = await setRedemptionStatus(row.id, enabling ? 1 : 2)
       setItems((list) => list.map((x) => x.id === row.id ? after : x))

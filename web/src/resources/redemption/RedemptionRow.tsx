@@ -1,4 +1,4 @@
-import type { RedemptionView } from '@modelgate/contracts'
+import { REDEMPTION_STATUS, type RedemptionView } from '@modelgate/contracts'
 import Checkbox from '@mui/material/Checkbox'
 import Chip from '@mui/material/Chip'
 import IconButton from '@mui/material/IconButton'
@@ -69,9 +69,9 @@ export function RedemptionRow ({ row, selected, onSelect, onView, onCopy, onDele
           <Action label={t('redemption.action.view')} onClick={onView}><VisibilityIcon fontSize='small' /></Action>
           <Action label={t('redemption.action.copy')} onClick={onCopy}><ContentCopyIcon fontSize='small' /></Action>
           <Action label={t('redemption.action.delete')} color='error' onClick={onDelete}><DeleteIcon fontSize='small' /></Action>
-          {row.status === 1 && <Action label={t('redemption.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>}
-          {row.status === 2 && <Action label={t('redemption.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
-          {row.status === 1 && <Action label={t('redemption.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>}
+          {row.status === REDEMPTION_STATUS.unused && <Action label={t('redemption.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>}
+          {row.status === REDEMPTION_STATUS.disabled && <Action label={t('redemption.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
+          {row.status === REDEMPTION_STATUS.unused && <Action label={t('redemption.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>}
         </Stack>
       </TableCell>
     </TableRow>

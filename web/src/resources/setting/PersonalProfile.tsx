@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { ROLES, type UserView } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import IconButton from '@mui/material/IconButton'
@@ -23,7 +23,7 @@ export function PersonalProfile ({ self, onChange }: { self: UserView, onChange:
   const [editing, setEditing] = useState(false)
   const [name, setName] = useState('')
   const [busy, setBusy] = useState(false)
-  const role = self.role >= 100 ? t('setting.personal.profile.roleRoot') : self.role >= 10 ? t('setting.personal.profile.roleAdmin') : t('setting.personal.profile.roleUser')
+  const role = self.role >= ROLES.root ? t('setting.personal.profile.roleRoot') : self.role >= ROLES.admin ? t('setting.personal.profile.roleAdmin') : t('setting.personal.profile.roleUser')
 
   const save = async (e: FormEvent) => {
     e.preventDefault()

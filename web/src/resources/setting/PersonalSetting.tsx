@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { ROLES, type UserView } from '@modelgate/contracts'
 import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
@@ -44,7 +44,7 @@ export default function PersonalSetting () {
       <PersonalSessions />
       <PersonalModels />
       {/* The super admin account cannot be deleted (docs/domain.md). */}
-      {self.role < 100 && <PersonalDelete self={self} />}
+      {self.role < ROLES.root && <PersonalDelete self={self} />}
     </Box>
   )
 }

@@ -1,4 +1,4 @@
-import type { CreatedTokenView, TokenView } from '@modelgate/contracts'
+import { type CreatedTokenView, TOKEN_STATUS, type TokenView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
@@ -75,7 +75,7 @@ export default function TokenPage () {
   }
 
   const toggle = async (row: TokenView) => {
-    const enabling = row.status !== 1
+    const enabling = row.status !== TOKEN_STATUS.enabled
     try {
       await setTokenStatus(row.id, enabling ? 1 : 2)
       notify.success(enabling ? t('token.enabled') : t('token.disabled'))

@@ -1,4 +1,4 @@
-import type { TokenView } from '@modelgate/contracts'
+import { TOKEN_STATUS, type TokenView } from '@modelgate/contracts'
 import Checkbox from '@mui/material/Checkbox'
 import Chip from '@mui/material/Chip'
 import IconButton from '@mui/material/IconButton'
@@ -111,7 +111,7 @@ export function TokenRow ({ row, selected, onSelect, onViewKey, onCopyKey, onTog
           <Action label={t('token.action.viewKey')} onClick={onViewKey}><VisibilityIcon fontSize='small' /></Action>
           <Action label={t('token.action.copyKey')} onClick={onCopyKey}><ContentCopyIcon fontSize='small' /></Action>
           <Action label={t('token.action.chat')} onClick={chat}><ChatIcon fontSize='small' /></Action>
-          {row.status === 1
+          {row.status === TOKEN_STATUS.enabled
             ? <Action label={t('token.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>
             : <Action label={t('token.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
           <Action label={t('token.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>

@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { USER_STATUS, type UserView } from '@modelgate/contracts'
 import Chip from '@mui/material/Chip'
 import IconButton from '@mui/material/IconButton'
 import Stack from '@mui/material/Stack'
@@ -29,8 +29,8 @@ function RoleChip ({ role }: { role: number }) {
 function StatusChip ({ status, deleted }: { status: number, deleted: boolean }) {
   const { t } = useTranslation()
   if (deleted) return <Chip size='small' color='default' variant='outlined' label={t('user.status.deleted')} />
-  if (status === 1) return <Chip size='small' color='success' label={t('user.status.active')} />
-  if (status === 2) return <Chip size='small' color='error' label={t('user.status.banned')} />
+  if (status === USER_STATUS.enabled) return <Chip size='small' color='success' label={t('user.status.active')} />
+  if (status === USER_STATUS.disabled) return <Chip size='small' color='error' label={t('user.status.banned')} />
   return <Chip size='small' label={t('user.status.other')} />
 }
 

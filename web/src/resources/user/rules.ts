@@ -1,4 +1,4 @@
-import { USER_CONCURRENCY_MAX } from '@modelgate/contracts'
+import { USER_CONCURRENCY_MAX, USER_STATUS } from '@modelgate/contracts'
 
 /** Roles (docs/domain.md); kept here as plain numbers so the rules below test without the browser. */
 export const ROLE = { common: 1, admin: 10, root: 100 } as const
@@ -30,7 +30,7 @@ export function rowActions (actor: Actor, target: Target): RowActions {
   return {
     promote: root && target.role < ROLE.admin,
     demote: root && target.role >= ROLE.admin,
-    toggle: target.status === 1 ? 'disable' : 'enable',
+    toggle: target.status === USER_STATUS.enabled ? 'disable' : 'enable',
     toggleDisabled: target.status === 3,
     edit: true,
     delete: true
