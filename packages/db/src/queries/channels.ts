@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql, type Transaction } from 'kysely'
 import type { Channel, ChannelUpdate, Database, NewChannel } from '../schema/index.js'
-import { insertLog, LOG_TYPE } from './logs.js'
+import { LOG_TYPE } from '@modelgate/contracts'
+import { insertLog } from './logs.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 

@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
 import type { Database, Log } from '../schema/index.js'
-import { LOG_TYPE } from './logs.js'
+import { LOG_TYPE } from '@modelgate/contracts'
 
 /** Filters of the console's log views; an absent field does not filter. */
 export interface LogFilter {

@@ -24,8 +24,8 @@ export async function listLogPartitions (db: Kysely<Database>): Promise<Array<{ 
   return rows
 }
 
-/** Log types (docs/domain.md). */
-export const LOG_TYPE = { unknown: 0, topup: 1, consume: 2, manage: 3, system: 4, error: 5 } as const
+/** Log types, named once in contracts (docs/domain.md). */
+export { LOG_TYPE } from '@modelgate/contracts'
 
 /** Appends one log row; created_at defaults to now. */
 export async function insertLog (db: Kysely<Database> | Transaction<Database>, log: Omit<NewLog, 'created_at'> & { created_at?: number }): Promise<void> {

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database, NewLog } from '../schema/index.js'
-import { LOG_TYPE } from './logs.js'
+import { LOG_TYPE } from '@modelgate/contracts'
 
 /** What settlement needs of a usage event (a subset of the contracts' UsageEvent). */
 export interface SettlementInput {

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database, Midjourney, Task, TaskUpdate } from '../schema/index.js'
-import { insertLog, LOG_TYPE } from './logs.js'
+import { LOG_TYPE } from '@modelgate/contracts'
+import { insertLog } from './logs.js'
 
 /** The two task tables: drawing tasks (Midjourney) and the others (Suno, video). */
 export type TaskTable = 'midjourneys' | 'tasks'

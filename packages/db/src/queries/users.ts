@@ -1,10 +1,11 @@
+import { ROLES as ROLE, USER_STATUS } from '@modelgate/contracts'
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { Database, NewUser, User, UserUpdate } from '../schema/index.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-/** Role numbers (docs/domain.md). */
-export const ROLE = { common: 1, admin: 10, root: 100 } as const
+/** Role numbers, named once in contracts as ROLES (docs/domain.md); ROLE here for the queries. */
+export { ROLE }
 
 /**
  * Creates the super admin `username` with `passwordHash` when the users table is empty.
@@ -18,7 +19,7 @@ export async function insertRootUserIfNone (
 ): Promise<User | undefined> {
   const { rows } = await sql<User>`
     insert into users (username, display_name, password_hash, role, status, quota, password_is_default)
-    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, 1, ${root.quota}, ${root.passwordIsDefault ?? true}
+    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, ${USER_STATUS.enabled}, ${root.quota}, ${root.passwordIsDefault ?? true}
     where not exists (select 1 from users)
     on conflict (username) where deleted_at is null do nothing
     returning *

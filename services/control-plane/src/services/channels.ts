@@ -1,17 +1,4 @@
-import {
-  CHANNEL_STATUS,
-  type ChannelCreateBody,
-  type ChannelDetail,
-  type ChannelListItem,
-  type ChannelPage,
-  type ChannelSearchQuery,
-  type ChannelTagBody,
-  type ChannelTagRow,
-  type ChannelUpdateBody,
-  type ChannelView,
-  type FetchModelsBody,
-  MULTI_KEY_MODES
-} from '@modelgate/contracts'
+import { CHANNEL_STATUS, CHANNEL_TYPE, type ChannelCreateBody, type ChannelDetail, type ChannelListItem, type ChannelPage, type ChannelSearchQuery, type ChannelTagBody, type ChannelTagRow, type ChannelUpdateBody, type ChannelView, type FetchModelsBody, MULTI_KEY_MODES } from '@modelgate/contracts'
 import {
   type Channel,
   type ChannelFilter,
@@ -356,7 +343,7 @@ function draftOf (row: Channel): ChannelDraft {
 
 const NEW_DRAFT: ChannelDraft = {
   name: '',
-  type: 1,
+  type: CHANNEL_TYPE.openai,
   openai_organization: null,
   base_url: '',
   other: '',
@@ -592,7 +579,7 @@ export async function editTag (app: FastifyInstance, body: ChannelTagBody): Prom
 }
 
 /** `POST /api/channel/tag/enabled` and `/tag/disabled`: every channel of the tag; returns how many. */
-export async function setTagStatus (app: FastifyInstance, actor: string, tag: string, status: 1 | 2): Promise<number> {
+export async function setTagStatus (app: FastifyInstance, actor: string, tag: string, status: typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.disabled): Promise<number> {
   const change = statusChange(status, actor)
   const ids = await updateChannelsByTag(app.db, tag.trim(), { status: change.status }, change.reason)
   if (ids.length === 0) throw fail(CM.tagNotFound, { tag })

@@ -18,7 +18,7 @@ import { ApiError, forbidden, unauthorized } from '../../lib/errors.js'
 import { M } from '../../lib/messages.js'
 import { SESSION_COOKIE, type SessionClaims } from '../external/session.js'
 
-/** Who may call a route: anyone, a signed-in user, an admin (role >= 10), the super admin (100). */
+/** Who may call a route: anyone, a signed-in user, an admin (ROLES.admin or above), the super admin (ROLES.root). */
 export type AccessLevel = 'public' | 'user' | 'admin' | 'root'
 const MIN_ROLE: Record<Exclude<AccessLevel, 'public'>, number> = { user: ROLE.common, admin: ROLE.admin, root: ROLE.root }
 

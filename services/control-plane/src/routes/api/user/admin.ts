@@ -5,14 +5,13 @@ import {
   isTwoFactorEnabled,
   insertLog,
   listUsers,
-  LOG_TYPE,
   ROLE,
   softDeleteUser,
   updateUser,
   type User,
   type UserUpdate
 } from '@modelgate/db'
-import { USER_CONCURRENCY_MAX } from '@modelgate/contracts'
+import { LOG_TYPE, USER_CONCURRENCY_MAX, USER_STATUS } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
@@ -180,10 +179,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         updated = await updateUser(app.db, id, { role: ROLE.common })
         break
       case 'disable':
-        updated = await updateUser(app.db, id, { status: 2, session_version: user.session_version + 1 })
+        updated = await updateUser(app.db, id, { status: USER_STATUS.disabled, session_version: user.session_version + 1 })
         break
       case 'enable':
-        updated = await updateUser(app.db, id, { status: 1 })
+        updated = await updateUser(app.db, id, { status: USER_STATUS.enabled })
         break
       case 'delete':
         updated = await softDeleteUser(app.db, id)
