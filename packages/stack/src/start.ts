@@ -30,7 +30,7 @@ Read from the environment (or .env):
   LOCAL_REDIS_PORT     local Redis port (default 6379)
   SESSION_SECRET, CRYPTO_SECRET  generated under DATA_DIR when unset
   LOG_LEVEL            fatal, error, warn, info, debug, trace or silent (default info)
-Every service setting of the README's configuration table is passed on to the services.
+Every service setting in docs/configuration.md is passed on to the services.
 
 Options:
   -h, --help           print this help and exit

@@ -41,7 +41,7 @@ t.test('REL-36 Redis outage: relay fails closed with a fast 503, in-flight strea
   await until(() => slow.requests >= 3, 5_000)
   await tick(300)
 
-  // This Redis restarts empty (no persistence, unlike production's, see README): a usage event
+  // This Redis restarts empty (no persistence, unlike production's, see docs/operations.md): a usage event
   // sitting in the queue at that moment would go with it. The load pauses until the worker has
   // taken every finished request's event, so what is counted is the gateway's and worker's doing.
   paused = true

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie'
 import jwt from '@fastify/jwt'
-import { revokedSessionKey, USER_STATUS } from '@modelgate/contracts'
+import { revokedSessionKey, TOKEN_STATUS, USER_STATUS } from '@modelgate/contracts'
 import { findUserWithSession } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../../relay/auth.js'
@@ -31,7 +31,7 @@ export default async function playgroundRoutes (pg: FastifyInstance, opts: { ses
       group,
       record: {
         token: {
-          id: 0, name: 'playground', status: 1, remainQuota: 0, unlimited: true, expiredTime: -1, modelLimits: null, allowIps: [], group,
+          id: 0, name: 'playground', status: TOKEN_STATUS.enabled, remainQuota: 0, unlimited: true, expiredTime: -1, modelLimits: null, allowIps: [], group,
           rpmLimit: 0, tpmLimit: 0, concurrencyLimit: 0
         },
         user: { id: user.id, username: user.username, status: user.status, role: user.role, group: user.group, deleted: false, concurrencyLimit: user.concurrency_limit }
