@@ -227,12 +227,18 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
   await t.test('a batch creates one channel per key line, and a row is deleted after confirming', async (t) => {
     await page.getByRole('button', { name: 'Add channel' }).click()
     const form = page.getByRole('form', { name: 'Add channel' })
-    await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
-    t.pass('a new OpenAI channel starts with the type\'s models')
     const pickType = async (name: string) => {
       await form.getByRole('combobox', { name: 'Type' }).click()
       await page.getByRole('option', { name, exact: true }).click()
     }
+    await form.getByRole('combobox', { name: 'Type' }).waitFor()
+    t.equal(await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).count(), 0, 'a new channel starts with no models')
+    await pickType('Midjourney Proxy')
+    await pickType('OpenAI')
+    t.equal(await form.getByRole('button', { name: 'mj_imagine', exact: true }).count() + await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).count(), 0, 'a type change fills nothing by itself')
+    await form.getByRole('button', { name: 'Fill related models' }).click()
+    await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
+    t.pass('the type\'s models come on request')
     await pickType('Midjourney Proxy')
     await form.getByRole('button', { name: 'mj_imagine', exact: true }).waitFor()
     t.equal(await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).count(), 0, 'the drawing actions replace the untouched models')

@@ -6,11 +6,15 @@ import DialogContent from '@mui/material/DialogContent'
 import DialogTitle from '@mui/material/DialogTitle'
 import Snackbar from '@mui/material/Snackbar'
 import TextField from '@mui/material/TextField'
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react'
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useLocation } from 'react-router-dom'
 
 type Severity = 'success' | 'error' | 'info' | 'warning'
-interface Toast { id: number, severity: Severity, text: string }
+interface Toast { id: number, severity: Severity, text: string, at: number }
+
+/** A toast younger than this stays across a page change: it reports what led there (signed in, created). */
+const CARRIED_MS = 2000
 
 export interface Notifier {
   success: (text: string) => void
@@ -32,9 +36,12 @@ export function NotifyProvider ({ children }: { children: ReactNode }) {
   const [manualCopy, setManualCopy] = useState<string | undefined>()
   const push = useCallback((severity: Severity, text: string) => {
     if (text === '') return
-    setCurrent({ id: nextId++, severity, text })
+    setCurrent({ id: nextId++, severity, text, at: Date.now() })
   }, [])
   const remove = (id: number) => { setCurrent((c) => c?.id === id ? undefined : c) }
+  // News of the page left behind does not cover the next one.
+  const { pathname } = useLocation()
+  useEffect(() => { setCurrent((c) => c !== undefined && Date.now() - c.at > CARRIED_MS ? undefined : c) }, [pathname])
   const notifier = useMemo<Notifier>(() => ({
     success: (text) => { push('success', text) },
     info: (text) => { push('info', text) },
@@ -59,7 +66,8 @@ export function NotifyProvider ({ children }: { children: ReactNode }) {
         open={current !== undefined}
         autoHideDuration={current?.severity === 'error' ? 6000 : 3000}
         onClose={(_e, reason) => { if (reason !== 'clickaway' && current !== undefined) remove(current.id) }}
-        anchorOrigin={{ vertical: 'top', horizontal: 'center' }}
+        // Bottom left: clear of the app bar, of drawers' titles and actions (right) and of dialogs' titles.
+        anchorOrigin={{ vertical: 'bottom', horizontal: 'left' }}
       >
         {current === undefined
           ? undefined

@@ -84,12 +84,9 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     setErrors({})
     setForm(emptyForm())
     setCustom('')
-    defaultModels().then((d) => {
-      if (!live) return
-      setDefaults(d)
-      // A new channel starts with its type's models, as a type change would give.
-      if (channelId === undefined) setForm((f) => f.models.length === 0 ? { ...f, models: relatedModels(f.type, d) } : f)
-    }, (err: unknown) => { if (live) notify.error(err) })
+    // A new channel starts with no models: the operator picks them, or fills its type's models
+    // (or every model) with the buttons; nothing is served that nobody chose.
+    defaultModels().then((d) => { if (live) setDefaults(d) }, (err: unknown) => { if (live) notify.error(err) })
     knownModels().then((m) => { if (live) setAllModels(m) }, (err: unknown) => { if (live) notify.error(err) })
     return () => { live = false }
   }, [open, channelId, notify])
@@ -100,14 +97,14 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   }
 
   /**
-   * docs/domain.md: a type change fills the type's models when none are chosen (or the
-   * choice is still the previous type's untouched list); a type-specific `other` does not carry
-   * over to a type where it means something else.
+   * A type change leaves the chosen models alone, except the previous type's full list filled by
+   * "Fill related models" and left untouched, which becomes the new type's list; a type-specific
+   * `other` does not carry over to a type where it means something else.
    */
   const changeType = (type: number) => {
     setForm((f) => {
       const previous = relatedModels(f.type, defaults)
-      const untouched = f.models.length === 0 || (f.models.length === previous.length && f.models.every((m, i) => m === previous[i]))
+      const untouched = f.models.length > 0 && f.models.length === previous.length && f.models.every((m, i) => m === previous[i])
       return {
         ...f,
         type,
