@@ -20,7 +20,7 @@ const root = join(import.meta.dirname, '..')
 const timesFile = join(import.meta.dirname, 'test-times.json')
 
 /** Shards per package: the packages whose files together take minutes. */
-const SHARDS = { gateway: 3, e2e: 3, 'control-plane': 2 }
+const SHARDS = { gateway: 2, e2e: 3, 'control-plane': 2 }
 
 if (process.argv[2] === '--times') {
   writeTimes(process.argv[3])
@@ -51,6 +51,8 @@ function run (label, command, args, cwd, env = {}) {
 }
 
 const npx = (args, cwd = root, env) => run('', 'npx', args, cwd, env)
+/** Lint and typecheck yield the CPU to the tests, which have timing bounds; they fill idle time. */
+const background = (args) => existsSync('/usr/bin/nice') ? run('', '/usr/bin/nice', ['-n', '10', 'npx', ...args], root) : npx(args)
 
 /** Workspaces with a test script, by short name. */
 function testPackages () {
@@ -161,8 +163,8 @@ if (failed.length > 0) {
 }
 console.log(`npm test: built in ${elapsed()}; lint, typecheck and tests (${slots} at a time)`)
 await Promise.all([
-  only === undefined ? npx(['eslint', '.']) : Promise.resolve(0),
-  only === undefined ? npx(['turbo', 'run', 'typecheck', '--only', '--continue', '--concurrency=2', '--output-logs=errors-only']) : Promise.resolve(0),
+  only === undefined ? background(['eslint', '.']) : Promise.resolve(0),
+  only === undefined ? background(['turbo', 'run', 'typecheck', '--only', '--continue', '--concurrency=2', '--output-logs=errors-only']) : Promise.resolve(0),
   runTests(only, slots)
 ])
 console.log(`npm test: ${failed.length === 0 ? 'passed' : 'FAILED'} in ${elapsed()}`)
