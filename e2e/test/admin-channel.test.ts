@@ -255,6 +255,8 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await pickType('OpenAI')
     await form.getByLabel('Organization').waitFor()
     t.pass('each type shows its own fields')
+    await form.getByRole('button', { name: 'Fill related models' }).click()
+    await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
     await form.getByRole('textbox', { name: 'Name', exact: true }).fill('batch')
     await form.getByLabel('Base URL').fill(upstream.url)
     await form.getByLabel('Batch create').check()
