@@ -4,7 +4,7 @@ import { malformedKey } from '../net/credentials.js'
 /** AIProxy's API host, used when the channel has no base URL. */
 export const AIPROXY_BASE_URL = 'https://api.aiproxy.io'
 
-export const LIBRARY_ASK_PATH = '/api/library/ask'
+const LIBRARY_ASK_PATH = '/api/library/ask'
 
 /** `${base}/api/library/ask`; a base URL pasted with its `/api` is not doubled. */
 export function libraryAskUrl (base: string): string {
@@ -12,7 +12,7 @@ export function libraryAskUrl (base: string): string {
 }
 
 /** The channel key's parts: AIProxy's API key and the library (knowledge base) to ask. */
-export interface LibraryKey {
+interface LibraryKey {
   apiKey: string
   /** A number when the id is all digits (as AIProxy's library ids are), else the text given. */
   libraryId: number | string

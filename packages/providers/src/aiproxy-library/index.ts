@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { foldedQuery } from '../dify/index.js'
 import { list } from '../core/json.js'
@@ -28,7 +29,7 @@ function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamReque
  * question and the answer. OpenAI chat clients only; no model list.
  */
 export const aiProxyLibrary: ProviderAdaptor = Object.freeze({
-  type: 21,
+  type: CHANNEL_TYPE.aiProxyLibrary,
   name: NAME,
   defaultBaseUrl: AIPROXY_BASE_URL,
   defaultModels: Object.freeze(['gpt-3.5-turbo', 'gpt-4o-mini', 'gpt-4o']),

@@ -3,7 +3,7 @@ import { isRecord, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /** DashScope's error body: `{code, message, request_id}`. */
-export interface DashScopeError {
+interface DashScopeError {
   code: string
   message: string
 }

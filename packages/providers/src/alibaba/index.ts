@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
@@ -10,8 +11,8 @@ import { convertDashScopeChat, convertDashScopeEmbeddings } from './response.js'
 import { createDashScopeChatStream } from './stream.js'
 
 export { classifyDashScopeFailure, readDashScopeError } from './errors.js'
-export { dashscopeChatBody, dashscopeEmbeddingsBody, isMultimodal } from './request.js'
-export { convertDashScopeChat, convertDashScopeEmbeddings, dashscopeUsage, readDashScopeTokens } from './response.js'
+export { isMultimodal } from './request.js'
+export { convertDashScopeChat } from './response.js'
 
 const NAME = 'Alibaba'
 
@@ -46,7 +47,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * a workspace endpoint) replaces the default.
  */
 export const alibaba: ProviderAdaptor = Object.freeze({
-  type: 17,
+  type: CHANNEL_TYPE.alibaba,
   name: NAME,
   defaultBaseUrl: DASHSCOPE_BASE_URL,
   defaultModels: Object.freeze([...DASHSCOPE_MODELS]),

@@ -9,7 +9,7 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 export const BEDROCK_RUNTIME_BASE_URL = 'https://bedrock-runtime.us-east-1.amazonaws.com'
 
 /** The SigV4 signing name of both Bedrock endpoints (runtime and control plane). */
-export const BEDROCK_SERVICE = 'bedrock'
+const BEDROCK_SERVICE = 'bedrock'
 
 /** Model list of the control plane: Anthropic's text models of the region. */
 export const BEDROCK_MODELS_PATH = '/foundation-models?byProvider=anthropic&byOutputModality=TEXT'
@@ -18,7 +18,7 @@ export const BEDROCK_MODELS_PATH = '/foundation-models?byProvider=anthropic&byOu
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/
 
 /** What a channel key holds. */
-export interface AwsCredentials {
+interface AwsCredentials {
   accessKeyId: string
   secretAccessKey: string
   /** Temporary credentials (STS) come with a session token. */

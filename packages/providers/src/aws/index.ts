@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { CLAUDE_MODELS, claudeTestRequest, convertClaudeChat, convertClaudePassThrough } from '../claude/index.js'
 import { servesOnly } from '../core/served.js'
@@ -7,10 +8,9 @@ import { bedrockModelId, parseBedrockModels } from './models.js'
 import { bedrockBody, isPassThrough } from './request.js'
 import { createBedrockChatStream, createBedrockPassThroughStream, EVENT_STREAM_CONTENT_TYPE } from './stream.js'
 
-export { awsCredentials, signAws, type AwsCredentials } from './api.js'
+export { signAws } from './api.js'
 export { bedrockModelId, parseBedrockModels } from './models.js'
-export { BEDROCK_ANTHROPIC_VERSION, bedrockBody } from './request.js'
-export { bedrockEventReader, createBedrockChatStream, createBedrockPassThroughStream, EVENT_STREAM_CONTENT_TYPE } from './stream.js'
+export { bedrockEventReader } from './stream.js'
 export { classifyBedrockFailure } from './errors.js'
 
 const NAME = 'AWS Claude'
@@ -53,7 +53,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * endpoints); the model list is the control plane's foundation models (signed as well).
  */
 export const awsClaude: ProviderAdaptor = Object.freeze({
-  type: 33,
+  type: CHANNEL_TYPE.aws,
   name: NAME,
   defaultBaseUrl: BEDROCK_RUNTIME_BASE_URL,
   defaultModels: Object.freeze([...CLAUDE_MODELS]),

@@ -3,7 +3,7 @@ import { claudeChatBody, claudePassThroughBody } from '../claude/index.js'
 import { list } from '../core/json.js'
 
 /** The `anthropic_version` Bedrock wants in the body of Anthropic models. */
-export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31'
+const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31'
 
 /** Whether `req` is an Anthropic client's own messages request (sent as written). */
 export function isPassThrough (req: RelayRequest): boolean {

@@ -33,7 +33,7 @@ function eventStreamCodec (): EventStreamCodec {
 }
 
 /** What Bedrock's stream carries, decoded. */
-export interface BedrockEventHandlers {
+interface BedrockEventHandlers {
   /** One Anthropic stream event (a `chunk` event's `bytes`): its parsed JSON and its text. */
   event: (json: unknown, text: string) => void
   /**
@@ -44,7 +44,7 @@ export interface BedrockEventHandlers {
 }
 
 /** Reads Bedrock's event stream chunk by chunk. */
-export interface BedrockEventReader {
+interface BedrockEventReader {
   push: (chunk: Buffer) => void
   /** The upstream ended: a message cut short is dropped. */
   end: () => void

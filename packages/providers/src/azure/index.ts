@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import { openAICompatible } from '../openai-compatible/index.js'
 import { OPENAI_MODELS } from '../openai/index.js'
 import { azureHeaders, azureUrl } from './api.js'
@@ -7,7 +8,7 @@ import { azureHeaders, azureUrl } from './api.js'
  * (`https://<resource>.openai.azure.com`, no default); `other` is the API version.
  */
 export const azureOpenAI = openAICompatible({
-  type: 3,
+  type: CHANNEL_TYPE.azure,
   name: 'Azure OpenAI',
   defaultBaseUrl: '',
   defaultModels: OPENAI_MODELS,

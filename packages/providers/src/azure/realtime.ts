@@ -2,7 +2,7 @@ import type { ChannelConfig } from '../core/adaptor.js'
 import { AZURE_DEFAULT_API_VERSION } from './api.js'
 
 /** API version asked for when the channel's is older than Azure's realtime API (the default included). */
-export const AZURE_REALTIME_API_VERSION = '2025-04-01-preview'
+const AZURE_REALTIME_API_VERSION = '2025-04-01-preview'
 
 /** The first API version with the realtime API. */
 const REALTIME_MIN_API_VERSION = '2024-10-01-preview'

@@ -7,7 +7,7 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 export const BAIDU_BASE_URL = 'https://aip.baidubce.com'
 
 /** The prefix of every model path (chat and embeddings). */
-export const BAIDU_API_PREFIX = '/rpc/2.0/ai_custom/v1/wenxinworkshop'
+const BAIDU_API_PREFIX = '/rpc/2.0/ai_custom/v1/wenxinworkshop'
 
 /**
  * Chat endpoints whose name is not the model name in lower case (the Qianfan console's names
@@ -69,7 +69,7 @@ export function baiduUrl (channel: ChannelConfig, kind: 'chat' | 'embeddings', m
 }
 
 /** The API key and secret key of a channel key written `API_KEY|SECRET_KEY`. */
-export function baiduCredentials (key: string): { apiKey: string, secretKey: string } {
+function baiduCredentials (key: string): { apiKey: string, secretKey: string } {
   const parts = key.trim().split('|')
   const apiKey = parts[0]?.trim() ?? ''
   const secretKey = parts[1]?.trim() ?? ''

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { chatTestRequest } from '../openai-compatible/probe.js'
 import { servesOnly } from '../core/served.js'
@@ -7,8 +8,6 @@ import { baiduEmbeddingsBody, ernieChatBody } from './request.js'
 import { convertBaiduEmbeddings, convertErnieChat } from './response.js'
 import { createErnieStream } from './stream.js'
 
-export { BAIDU_BASE_URL, baiduCredentials, isBaiduEmbeddingModel } from './api.js'
-export { baiduError, baiduFailure, classifyBaiduFailure } from './errors.js'
 
 const NAME = 'Baidu'
 
@@ -16,7 +15,7 @@ const NAME = 'Baidu'
  * Models offered when a channel is created: the ERNIE 4.0, 3.5, Speed, Lite and Tiny services of
  * the Wenxin Workshop API, and its embedding models.
  */
-export const BAIDU_MODELS: readonly string[] = [
+const BAIDU_MODELS: readonly string[] = [
   'ERNIE-4.0-8K',
   'ERNIE-4.0-Turbo-8K',
   'ERNIE-4.0-Turbo-128K',
@@ -62,7 +61,7 @@ function createStream (channel: ChannelConfig, req: RelayRequest): StreamConvert
  * with HTTP 200: they come back as failures (ConvertedResponse.failure). Baidu has no model list.
  */
 export const baidu: ProviderAdaptor = Object.freeze({
-  type: 15,
+  type: CHANNEL_TYPE.baidu,
   name: NAME,
   defaultBaseUrl: BAIDU_BASE_URL,
   defaultModels: Object.freeze([...BAIDU_MODELS]),

@@ -6,7 +6,7 @@ import type { UrlContext } from '../openai-compatible/index.js'
 export const ZHIPU_BASE_URL = 'https://open.bigmodel.cn'
 
 /** The API's path prefix (version 4). */
-export const ZHIPU_API_PREFIX = '/api/paas/v4'
+const ZHIPU_API_PREFIX = '/api/paas/v4'
 
 /** How long a signed token is valid; it is renewed 5 minutes before (net/credentials.ts). */
 export const ZHIPU_TOKEN_TTL_MS = 30 * 60_000
@@ -30,7 +30,7 @@ export function zhipuUrlFor (targets: ReadonlySet<UrlContext['target']>): (conte
 }
 
 /** The id and secret of a Zhipu API key (`id.secret`). */
-export function zhipuKey (key: string): { id: string, secret: string } {
+function zhipuKey (key: string): { id: string, secret: string } {
   const trimmed = key.trim()
   const dot = trimmed.indexOf('.')
   const id = dot < 0 ? '' : trimmed.slice(0, dot)
@@ -44,7 +44,7 @@ export function zhipuKey (key: string): { id: string, secret: string } {
  * milliseconds, as Zhipu wants them) with the header's `sign_type: 'SIGN'`, signed with the
  * secret; valid {@link ZHIPU_TOKEN_TTL_MS}.
  */
-export async function zhipuToken (key: string, now = Date.now()): Promise<{ token: string, expiresAt: number }> {
+async function zhipuToken (key: string, now = Date.now()): Promise<{ token: string, expiresAt: number }> {
   const { id, secret } = zhipuKey(key)
   const expiresAt = now + ZHIPU_TOKEN_TTL_MS
   // Loaded on the first token: a gateway without Zhipu or Vertex AI channels does not carry jose.

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest } from '../core/adaptor.js'
 import { isRecord, parseJson } from '../core/json.js'
 import { openAICompatible, type UrlContext } from '../openai-compatible/index.js'
@@ -5,11 +6,10 @@ import { base64Embeddings } from '../core/openai-shapes.js'
 import { authorizeZhipu, ZHIPU_BASE_URL, zhipuUrlFor } from './api.js'
 import { classifyZhipuFailure } from './errors.js'
 
-export { authorizeZhipu, ZHIPU_API_PREFIX, ZHIPU_BASE_URL, ZHIPU_TOKEN_TTL_MS, zhipuKey, zhipuToken, zhipuUrlFor } from './api.js'
-export { classifyZhipuFailure } from './errors.js'
+export { ZHIPU_TOKEN_TTL_MS } from './api.js'
 
 /** What sets one Zhipu channel type apart: its endpoints and models, and how a request is adjusted. */
-export interface ZhipuOptions {
+interface ZhipuOptions {
   type: number
   name: string
   defaultModels: readonly string[]
@@ -68,7 +68,7 @@ export function zhipuAdaptor (options: ZhipuOptions): ProviderAdaptor {
 }
 
 /** ChatGLM's current models (GLM-4.6, 4.5, the GLM-4 series) and its embedding models. */
-export const CHATGLM_MODELS: readonly string[] = [
+const CHATGLM_MODELS: readonly string[] = [
   'glm-4.6',
   'glm-4.5',
   'glm-4.5-air',
@@ -86,7 +86,7 @@ export const CHATGLM_MODELS: readonly string[] = [
 
 /** Type 16: Zhipu's ChatGLM models (chat completions and embeddings). */
 export const chatGLM = zhipuAdaptor({
-  type: 16,
+  type: CHANNEL_TYPE.chatglm,
   name: 'ChatGLM',
   defaultModels: CHATGLM_MODELS,
   endpoints: new Set(['chat', 'embeddings'] as const)

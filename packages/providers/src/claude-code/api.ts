@@ -7,13 +7,13 @@ import { oauthAccessToken, postRefresh, readOAuthCredentials, tokenUrl, type OAu
 export const CLAUDE_CODE_MESSAGES_PATH = '/v1/messages?beta=true'
 
 /** Anthropic's OAuth token endpoint, as the Claude Code CLI renews its sign-in. */
-export const CLAUDE_CODE_TOKEN_URL = 'https://console.anthropic.com/v1/oauth/token'
+const CLAUDE_CODE_TOKEN_URL = 'https://console.anthropic.com/v1/oauth/token'
 
 /** The Claude Code CLI's public OAuth client id. */
 export const CLAUDE_CODE_CLIENT_ID = '9d1c250a-e61b-44d9-88ed-5944d1962f5e'
 
 /** Beta flags every request carries: OAuth bearer tokens are refused without `oauth-2025-04-20`. */
-export const CLAUDE_CODE_BETAS: readonly string[] = ['claude-code-20250219', 'oauth-2025-04-20']
+const CLAUDE_CODE_BETAS: readonly string[] = ['claude-code-20250219', 'oauth-2025-04-20']
 
 /**
  * The system prompt's first block on every request: Anthropic serves a subscription's OAuth

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClassifiedFailure, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import {
   CLAUDE_BASE_URL,
@@ -17,16 +18,7 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
 import { authorizeClaudeCode, CLAUDE_CODE_MESSAGES_PATH, claudeCodeHeaders, withClaudeCodeSystem } from './api.js'
 
-export {
-  authorizeClaudeCode,
-  CLAUDE_CODE_BETAS,
-  CLAUDE_CODE_CLIENT_ID,
-  CLAUDE_CODE_SYSTEM_PREFIX,
-  CLAUDE_CODE_TOKEN_URL,
-  claudeCodeHeaders,
-  mergeBetas,
-  withClaudeCodeSystem
-} from './api.js'
+export { CLAUDE_CODE_CLIENT_ID, CLAUDE_CODE_SYSTEM_PREFIX, mergeBetas, withClaudeCodeSystem } from './api.js'
 
 const NAME = 'Claude Code'
 
@@ -81,7 +73,7 @@ function classifyFailure (status: number, body: string): ClassifiedFailure {
  * clients are converted both ways.
  */
 export const claudeCode: ProviderAdaptor = Object.freeze({
-  type: 44,
+  type: CHANNEL_TYPE.claudeCode,
   name: NAME,
   defaultBaseUrl: CLAUDE_BASE_URL,
   defaultModels: Object.freeze([...CLAUDE_MODELS]),

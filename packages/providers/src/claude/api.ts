@@ -4,7 +4,7 @@ import type { ChannelConfig, RelayRequest } from '../core/adaptor.js'
 export const CLAUDE_BASE_URL = 'https://api.anthropic.com'
 
 /** The `anthropic-version` this adaptor writes its requests for. */
-export const ANTHROPIC_VERSION = '2023-06-01'
+const ANTHROPIC_VERSION = '2023-06-01'
 
 export const CLAUDE_MESSAGES_PATH = '/v1/messages'
 /** One page of up to 1000 models: Anthropic's largest page, more than it offers. */

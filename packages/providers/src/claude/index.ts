@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
@@ -11,13 +12,13 @@ import { createClaudeChatStream, createClaudePassThroughStream } from './stream.
 
 // Building blocks for the channel types that speak Anthropic's Messages API behind another
 // endpoint or framing (AWS Claude, Vertex AI).
-export { ANTHROPIC_VERSION, CLAUDE_BASE_URL, claudeHeaders, claudeUrl } from './api.js'
+export { CLAUDE_BASE_URL, claudeHeaders, claudeUrl } from './api.js'
 export { classifyClaudeFailure } from './errors.js'
 export { CLAUDE_MODELS, claudeTestRequest } from './models.js'
-export { claudeChatBody, claudePassThroughBody, DEFAULT_MAX_TOKENS, EFFORT_THINKING_BUDGET } from './request.js'
+export { claudeChatBody, claudePassThroughBody } from './request.js'
 export { claudeUsage, convertClaudeChat, convertClaudePassThrough, readClaudeTokens, type ClaudeTokens } from './response.js'
-export { claudeChatEvents, createClaudeChatStream, createClaudePassThroughStream, type ClaudeEventConverter } from './stream.js'
-export { sseReader, type SseEvent, type SseReader } from './sse.js'
+export { claudeChatEvents, createClaudeChatStream, createClaudePassThroughStream } from './stream.js'
+export { sseReader } from './sse.js'
 
 const NAME = 'Claude'
 
@@ -55,7 +56,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * forwarded.
  */
 export const claude: ProviderAdaptor = Object.freeze({
-  type: 14,
+  type: CHANNEL_TYPE.claude,
   name: NAME,
   defaultBaseUrl: CLAUDE_BASE_URL,
   defaultModels: Object.freeze([...CLAUDE_MODELS]),

@@ -4,13 +4,13 @@ import { contentText, isRecord, list, num, parseJson, str, type JsonRecord } fro
 import type { ClaudeBlock, ClaudeMessage, ClaudeToolChoice } from './types.js'
 
 /** `max_tokens` when the client sets none: Anthropic requires one, OpenAI clients often omit it. */
-export const DEFAULT_MAX_TOKENS = 4096
+const DEFAULT_MAX_TOKENS = 4096
 
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024
 
 /** Thinking budget (tokens) for each OpenAI `reasoning_effort`; other values ask for no thinking. */
-export const EFFORT_THINKING_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 4096, high: 16384 }
+const EFFORT_THINKING_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 4096, high: 16384 }
 
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s
 

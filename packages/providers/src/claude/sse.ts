@@ -4,7 +4,7 @@ const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
 const SPACE = 0x20
-export const EMPTY = Buffer.alloc(0)
+const EMPTY = Buffer.alloc(0)
 const DATA = Buffer.from('data')
 const EVENT = Buffer.from('event')
 const NEWLINE = Buffer.from([LF])
@@ -16,7 +16,7 @@ export interface SseEvent {
 }
 
 /** Reads server-sent events from a byte stream, chunk by chunk. */
-export interface SseReader {
+interface SseReader {
   /** Reads `chunk`; returns the bytes of the events it completed, exactly as received. */
   push: (chunk: Buffer) => Buffer
   /**

@@ -18,7 +18,7 @@ interface OpenTool {
 const DONE = 'data: [DONE]\n\n'
 
 /** Anthropic stream events in, OpenAI chat chunks out, whatever carries the events. */
-export interface ClaudeEventConverter {
+interface ClaudeEventConverter {
   /** One event's parsed data (`{type: 'message_start', ...}`); `name` is the SSE event name, if any. */
   event: (data: unknown, name?: string) => void
   /** The OpenAI bytes produced since the last call. */

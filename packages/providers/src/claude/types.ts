@@ -11,7 +11,7 @@ export type ClaudeBlock =
   | { type: 'thinking', thinking: string, signature: string }
   | { type: 'redacted_thinking', data: string }
 
-export type ClaudeImageSource =
+type ClaudeImageSource =
   | { type: 'base64', media_type: string, data: string }
   | { type: 'url', url: string }
 

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClassifiedFailure, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest } from '../core/adaptor.js'
 import { malformedKey } from '../net/credentials.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
@@ -9,10 +10,10 @@ import type { UrlContext } from '../openai-compatible/types.js'
 const NAME = 'Cloudflare'
 
 /** Used when the channel has no base URL (the Cloudflare API; the account ID comes from `other`). */
-export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com'
+const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com'
 
 /** Workers AI models offered when a channel is created: current text generation and embedding models. */
-export const CLOUDFLARE_MODELS: readonly string[] = [
+const CLOUDFLARE_MODELS: readonly string[] = [
   '@cf/meta/llama-3.3-70b-instruct-fp8-fast',
   '@cf/meta/llama-4-scout-17b-16e-instruct',
   '@cf/meta/llama-3.1-8b-instruct',
@@ -42,7 +43,7 @@ const ACCOUNT_ID = /^[A-Za-z0-9_-]+$/
 const ACCOUNT_BASE = /^(.*\/client\/v4\/accounts\/[^/]+\/ai)\/v1$/
 
 /** The channel's account ID (`other`); a channel without one cannot reach Workers AI and is disabled. */
-export function cloudflareAccount (channel: ChannelConfig): string {
+function cloudflareAccount (channel: ChannelConfig): string {
   const account = channel.other.trim()
   if (account === '') throw malformedKey('the Cloudflare channel has no account ID: set it in the channel\'s "other" field')
   if (!ACCOUNT_ID.test(account)) throw malformedKey('the Cloudflare account ID in the channel\'s "other" field is not valid')
@@ -55,7 +56,7 @@ export function cloudflareAccount (channel: ChannelConfig): string {
  * itself (`…/accounts/{id}/ai/v1`, or an AI Gateway's `…/workers-ai/v1`), the account ID then
  * not needed. The model list needs the account path (AI Gateway has none).
  */
-export function cloudflareUrl ({ base, channel, target }: UrlContext): string | undefined {
+function cloudflareUrl ({ base, channel, target }: UrlContext): string | undefined {
   const path = target === 'models' ? undefined : PATHS[target]
   if (target !== 'models' && path === undefined) return undefined
   const hasPath = new URL(base).pathname.replace(/\/+$/, '') !== ''
@@ -110,7 +111,7 @@ const ACTIONS: Readonly<Record<string, ClassifiedFailure['action']>> = {
  * route) and invalid inputs are the client's. Other codes, and OpenAI-style envelopes, go by
  * status as for any OpenAI-compatible upstream. The code is Cloudflare's, as text.
  */
-export function classifyCloudflareFailure (status: number, body: string): ClassifiedFailure {
+function classifyCloudflareFailure (status: number, body: string): ClassifiedFailure {
   const json = parseJson(body)
   const first = isRecord(json) ? list(json.errors).find(isRecord) : undefined
   if (first === undefined) return classifyOpenAIFailure(status, body)
@@ -123,7 +124,7 @@ export function classifyCloudflareFailure (status: number, body: string): Classi
 }
 
 /** The model names of Workers AI's model search (`{result: [{name, task}]}`). */
-export function parseCloudflareModels (body: string): string[] {
+function parseCloudflareModels (body: string): string[] {
   const json = parseJson(body)
   if (!isRecord(json) || !Array.isArray(json.result)) {
     throw new ProviderError(PROVIDER_ERROR_CODES.badUpstreamBody, 'the upstream answer is not a Workers AI model list')
@@ -137,7 +138,7 @@ export function parseCloudflareModels (body: string): string[] {
 }
 
 const base = openAICompatible({
-  type: 39,
+  type: CHANNEL_TYPE.cloudflare,
   name: NAME,
   defaultBaseUrl: CLOUDFLARE_BASE_URL,
   defaultModels: CLOUDFLARE_MODELS,

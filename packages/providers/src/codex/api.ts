@@ -8,16 +8,16 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 /** The ChatGPT backend's Codex root, as the Codex CLI calls it with a ChatGPT sign-in. */
 export const CODEX_BASE_URL = 'https://chatgpt.com/backend-api/codex'
 
-export const CODEX_RESPONSES_PATH = '/responses'
+const CODEX_RESPONSES_PATH = '/responses'
 
 /** OpenAI's OAuth token endpoint, where the Codex CLI renews its sign-in. */
-export const CODEX_TOKEN_URL = 'https://auth.openai.com/oauth/token'
+const CODEX_TOKEN_URL = 'https://auth.openai.com/oauth/token'
 
 /** The Codex CLI's public OAuth client id. */
 export const CODEX_CLIENT_ID = 'app_EMoamEEZ73f0CkXaXp7hrann'
 
 /** The `originator` header the Codex CLI sends. */
-export const CODEX_ORIGINATOR = 'codex_cli_rs'
+const CODEX_ORIGINATOR = 'codex_cli_rs'
 
 /** The claim of OpenAI's tokens that holds the ChatGPT account (`chatgpt_account_id`). */
 const AUTH_CLAIM = 'https://api.openai.com/auth'
@@ -55,7 +55,7 @@ function claimedAccount (token: unknown): string | undefined {
  * The ChatGPT account to name in `chatgpt-account-id`: the credentials' `account_id`, else the
  * claim of the access token or of the `id_token`, else the channel setting's `account_id`.
  */
-export function codexAccountId (channel: ChannelConfig, credentials: OAuthCredentials, accessToken: string): string {
+function codexAccountId (channel: ChannelConfig, credentials: OAuthCredentials, accessToken: string): string {
   const account = field(credentials.fields, 'account_id', 'accountId', 'chatgpt_account_id') ??
     claimedAccount(accessToken) ?? claimedAccount(credentials.fields.id_token) ??
     (typeof channel.setting.account_id === 'string' && channel.setting.account_id.trim() !== '' ? channel.setting.account_id.trim() : undefined)

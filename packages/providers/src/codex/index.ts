@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClientFormat, ConvertedResponse, Endpoint, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { authorizeCodex, CODEX_BASE_URL, codexHeaders, codexUrl } from './api.js'
@@ -7,12 +8,10 @@ import { codexChatBody, codexResponsesBody } from './request.js'
 import { convertCodexAnswer } from './response.js'
 import { createCodexChatStream, createCodexResponsesStream } from './stream.js'
 
-// Building blocks for other converters between OpenAI chat and the Responses API.
-export { authorizeCodex, CODEX_BASE_URL, CODEX_CLIENT_ID, CODEX_ORIGINATOR, CODEX_TOKEN_URL, codexAccountId, codexHeaders, codexUrl } from './api.js'
-export { classifyCodexFailure } from './errors.js'
-export { CODEX_MODELS, codexTestRequest } from './models.js'
-export { CODEX_UNSUPPORTED_FIELDS, codexChatBody, codexResponsesBody, DEFAULT_INSTRUCTIONS } from './request.js'
-export { assembleResponse, chatUsage, codexTokens, convertCodexAnswer, responseText, responseToChat, sseEvents, type Assembled, type CodexTokens } from './response.js'
+// What the tests drive directly: the OAuth client, the instructions, the converters.
+export { CODEX_CLIENT_ID } from './api.js'
+export { DEFAULT_INSTRUCTIONS } from './request.js'
+export { convertCodexAnswer } from './response.js'
 export { createCodexChatStream, createCodexResponsesStream, MAX_BACKFILL_BYTES } from './stream.js'
 
 const NAME = 'Codex'
@@ -50,7 +49,7 @@ function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamReque
  * tokens with their reasoning part.
  */
 export const codex: ProviderAdaptor = Object.freeze({
-  type: 45,
+  type: CHANNEL_TYPE.codex,
   name: NAME,
   defaultBaseUrl: CODEX_BASE_URL,
   defaultModels: Object.freeze([...CODEX_MODELS]),

@@ -15,7 +15,7 @@ export const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.'
  * settings (it manages a subscription's output budget itself). Dropped from Responses clients'
  * bodies; never written for chat clients.
  */
-export const CODEX_UNSUPPORTED_FIELDS: readonly string[] = ['max_output_tokens', 'max_completion_tokens', 'max_tokens', 'temperature', 'top_p']
+const CODEX_UNSUPPORTED_FIELDS: readonly string[] = ['max_output_tokens', 'max_completion_tokens', 'max_tokens', 'temperature', 'top_p']
 
 /** The channel's own instructions (`setting.instructions`), when it sets some. */
 function channelInstructions (channel: ChannelConfig): string | undefined {

@@ -51,7 +51,7 @@ export function finishReasonOf (response: unknown, tools: number): string {
 }
 
 /** The parsed JSON data of every server-sent event of `body`. */
-export function sseEvents (body: Buffer): Array<{ name: string | undefined, data: unknown }> {
+function sseEvents (body: Buffer): Array<{ name: string | undefined, data: unknown }> {
   const events: Array<{ name: string | undefined, data: unknown }> = []
   const reader = sseReader((sse) => {
     const json = parseJson(sse.data.toString('utf8'))
@@ -63,7 +63,7 @@ export function sseEvents (body: Buffer): Array<{ name: string | undefined, data
 }
 
 /** A stream's outcome, once read whole. */
-export interface Assembled {
+interface Assembled {
   /** The final response object (completed, incomplete or failed), its `output` filled in. */
   response?: JsonRecord
   /** An `error` event's, or a failed response's, error. */
@@ -81,7 +81,7 @@ const textItem = (text: string, index: number): Json => ({
  * of `response.output_item.done`, in output order, take its place, or, when none came, the text
  * deltas as message items.
  */
-export function assembleResponse (events: ReadonlyArray<{ name: string | undefined, data: unknown }>): Assembled {
+function assembleResponse (events: ReadonlyArray<{ name: string | undefined, data: unknown }>): Assembled {
   const items = new Map<number, unknown>()
   const texts = new Map<number, string>()
   const assembled: Assembled = {}
@@ -112,7 +112,7 @@ export function assembleResponse (events: ReadonlyArray<{ name: string | undefin
 }
 
 /** Text, reasoning and tool-call arguments of a response's output (for counting). */
-export function responseText (response: unknown): string {
+function responseText (response: unknown): string {
   let text = ''
   for (const item of list(at(response, 'output'))) {
     if (!isRecord(item)) continue
@@ -124,7 +124,7 @@ export function responseText (response: unknown): string {
 }
 
 /** A finished response as an OpenAI chat completion. */
-export function responseToChat (response: JsonRecord, req: RelayRequest): { chat: Json, tokens?: CodexTokens } {
+function responseToChat (response: JsonRecord, req: RelayRequest): { chat: Json, tokens?: CodexTokens } {
   let content = ''
   let refusal = ''
   let reasoning = ''

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { openAITestRequest } from '../openai-compatible/probe.js'
@@ -10,12 +11,6 @@ import { cohereChatBody, cohereEmbedBody, cohereRerankBody } from './request.js'
 import { convertCohereChat, convertCohereEmbed, convertCohereRerank } from './response.js'
 import { createCohereChatStream } from './stream.js'
 
-export { COHERE_BASE_URL, cohereHeaders, cohereUrl } from './api.js'
-export { classifyCohereFailure } from './errors.js'
-export { COHERE_MODELS, parseCohereModels } from './models.js'
-export { cohereChatBody, cohereEmbedBody, cohereRerankBody } from './request.js'
-export { cohereFinishReason, cohereUsage, convertCohereChat, convertCohereEmbed, convertCohereRerank } from './response.js'
-export { createCohereChatStream } from './stream.js'
 
 const NAME = 'Cohere'
 
@@ -53,7 +48,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * gateway's, billed by search unit.
  */
 export const cohere: ProviderAdaptor = Object.freeze({
-  type: 34,
+  type: CHANNEL_TYPE.cohere,
   name: NAME,
   defaultBaseUrl: COHERE_BASE_URL,
   defaultModels: Object.freeze([...COHERE_MODELS]),

@@ -35,7 +35,7 @@ export function cohereUsage (value: unknown): Usage | undefined {
 }
 
 /** An OpenAI tool call of a Cohere one (the same fields). */
-export function openAIToolCall (call: JsonRecord): OpenAIToolCall {
+function openAIToolCall (call: JsonRecord): OpenAIToolCall {
   const fn = isRecord(call.function) ? call.function : {}
   return { id: str(call.id) ?? '', type: 'function', function: { name: str(fn.name) ?? '', arguments: str(fn.arguments) ?? '' } }
 }

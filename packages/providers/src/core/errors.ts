@@ -14,7 +14,7 @@ export const PROVIDER_ERROR_CODES = {
   credentials: 'PROV_ERR_CREDENTIALS'
 } as const
 
-export type ProviderErrorCode = typeof PROVIDER_ERROR_CODES[keyof typeof PROVIDER_ERROR_CODES]
+type ProviderErrorCode = typeof PROVIDER_ERROR_CODES[keyof typeof PROVIDER_ERROR_CODES]
 
 /**
  * A request the adaptor cannot build or an answer it cannot read. The message never contains

@@ -38,7 +38,7 @@ export interface OpenAIToolCall {
 }
 
 /** What an OpenAI chat completion says, for {@link chatCompletion}. */
-export interface ChatAnswer {
+interface ChatAnswer {
   id: string
   model: string
   /** Unix seconds (now by default). */
@@ -74,7 +74,7 @@ export function chatCompletion (answer: ChatAnswer): string {
 }
 
 /** A streamed tool call fragment: the first one of a call names it, later ones add arguments. */
-export interface ToolCallPiece {
+interface ToolCallPiece {
   id?: string
   name?: string
   arguments?: string
@@ -88,7 +88,7 @@ export interface ToolCallPiece {
  * upstream's, else `call_<n>`), type and name. Keeps only the calls' keys and the text not taken
  * (its converter's one keeper of text: see {@link ChatChunkWriter.text}).
  */
-export interface ChatChunkWriter {
+interface ChatChunkWriter {
   /** The chunks' id and model (used from the next chunk on). */
   head: (id: string, model: string) => void
   /** Whether a chunk has been written (after which the answer can no longer be retried). */

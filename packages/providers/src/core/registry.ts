@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE, type ChannelType } from '@modelgate/contracts'
 import type { ProviderAdaptor } from './adaptor.js'
 import { ai360 } from '../ai360/index.js'
 import { alibaba } from '../alibaba/index.js'
@@ -34,40 +35,40 @@ import { vertexAI } from '../vertex/index.js'
 
 /** Every channel type, by number (docs/domain.md, "Channel types"); types without an adaptor included. */
 export const CHANNEL_TYPE_NAMES: Readonly<Record<number, string>> = Object.freeze({
-  1: 'OpenAI',
-  2: 'Midjourney Proxy',
-  3: 'Azure OpenAI',
-  4: 'Ollama',
-  5: 'Midjourney Proxy Plus',
-  8: 'custom',
-  11: 'PaLM2',
-  14: 'Claude',
-  15: 'Baidu',
-  16: 'ChatGLM',
-  17: 'Alibaba',
-  18: 'iFlytek (Spark)',
-  19: '360',
-  21: 'AI Proxy (knowledge base)',
-  22: 'FastGPT (private deployment)',
-  23: 'Tencent',
-  24: 'Gemini',
-  25: 'Moonshot',
-  26: 'GLM-4V',
-  31: '01.AI',
-  33: 'AWS Claude',
-  34: 'Cohere',
-  35: 'MiniMax',
-  36: 'Suno',
-  37: 'Dify',
-  38: 'Jina',
-  39: 'Cloudflare',
-  40: 'SiliconCloud',
-  41: 'Vertex AI',
-  42: 'Mistral',
-  43: 'DeepSeek',
-  44: 'Claude Code',
-  45: 'Codex'
-})
+  [CHANNEL_TYPE.openai]: 'OpenAI',
+  [CHANNEL_TYPE.midjourney]: 'Midjourney Proxy',
+  [CHANNEL_TYPE.azure]: 'Azure OpenAI',
+  [CHANNEL_TYPE.ollama]: 'Ollama',
+  [CHANNEL_TYPE.midjourneyPlus]: 'Midjourney Proxy Plus',
+  [CHANNEL_TYPE.custom]: 'custom',
+  [CHANNEL_TYPE.palm2]: 'PaLM2',
+  [CHANNEL_TYPE.claude]: 'Claude',
+  [CHANNEL_TYPE.baidu]: 'Baidu',
+  [CHANNEL_TYPE.chatglm]: 'ChatGLM',
+  [CHANNEL_TYPE.alibaba]: 'Alibaba',
+  [CHANNEL_TYPE.spark]: 'iFlytek (Spark)',
+  [CHANNEL_TYPE.ai360]: '360',
+  [CHANNEL_TYPE.aiProxyLibrary]: 'AI Proxy (knowledge base)',
+  [CHANNEL_TYPE.fastgpt]: 'FastGPT (private deployment)',
+  [CHANNEL_TYPE.tencent]: 'Tencent',
+  [CHANNEL_TYPE.gemini]: 'Gemini',
+  [CHANNEL_TYPE.moonshot]: 'Moonshot',
+  [CHANNEL_TYPE.glm4v]: 'GLM-4V',
+  [CHANNEL_TYPE.lingyiwanwu]: '01.AI',
+  [CHANNEL_TYPE.aws]: 'AWS Claude',
+  [CHANNEL_TYPE.cohere]: 'Cohere',
+  [CHANNEL_TYPE.minimax]: 'MiniMax',
+  [CHANNEL_TYPE.suno]: 'Suno',
+  [CHANNEL_TYPE.dify]: 'Dify',
+  [CHANNEL_TYPE.jina]: 'Jina',
+  [CHANNEL_TYPE.cloudflare]: 'Cloudflare',
+  [CHANNEL_TYPE.siliconcloud]: 'SiliconCloud',
+  [CHANNEL_TYPE.vertex]: 'Vertex AI',
+  [CHANNEL_TYPE.mistral]: 'Mistral',
+  [CHANNEL_TYPE.deepseek]: 'DeepSeek',
+  [CHANNEL_TYPE.claudeCode]: 'Claude Code',
+  [CHANNEL_TYPE.codex]: 'Codex'
+} satisfies Record<ChannelType, string>)
 
 const ADAPTORS: ReadonlyMap<number, ProviderAdaptor> = new Map(
   [openAI, azureOpenAI, ollama, custom, ai360, moonshot, lingyiwanwu, siliconCloud, mistral, deepSeek, claude, gemini, baidu, palm2, chatGLM, glm4V, aiProxyLibrary, fastGPT, dify, claudeCode, codex, alibaba, spark, tencent, cohere, miniMax, jina, cloudflare, awsClaude, vertexAI]
@@ -84,11 +85,11 @@ export function registeredTypes (): number[] {
   return [...ADAPTORS.keys()].sort((a, b) => a - b)
 }
 
-/** The task types' models: Midjourney's actions (types 2 and 5) and Suno's kinds (type 36). */
+/** The task types' models: Midjourney's actions (Midjourney Proxy and its Plus) and Suno's kinds. */
 const TASK_TYPE_MODELS: Readonly<Record<number, readonly string[]>> = {
-  2: Object.values(MJ_ACTION_MODELS),
-  5: Object.values(MJ_ACTION_MODELS),
-  36: Object.values(SUNO_KINDS).map((k) => k.model)
+  [CHANNEL_TYPE.midjourney]: Object.values(MJ_ACTION_MODELS),
+  [CHANNEL_TYPE.midjourneyPlus]: Object.values(MJ_ACTION_MODELS),
+  [CHANNEL_TYPE.suno]: Object.values(SUNO_KINDS).map((k) => k.model)
 }
 
 /** Default models of every type that has an adaptor or a task protocol (`GET /api/models`); fresh arrays. */

@@ -2,7 +2,7 @@ import type { ClientFormat, Endpoint, RelayRequest } from './adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from './errors.js'
 
 /** An adaptor's `supports`, and the checks of its requests against it. */
-export interface Served<E extends Endpoint> {
+interface Served<E extends Endpoint> {
   supports: (endpoint: Endpoint, format: ClientFormat) => boolean
   /** `req`, if the adaptor serves it; else a ProviderError (unsupported). */
   checked: <R extends Pick<RelayRequest, 'endpoint' | 'format'>>(req: R) => R

@@ -5,7 +5,7 @@ import type { StreamConverter } from './adaptor.js'
 const EMPTY = Buffer.alloc(0)
 
 /** Text written for the client, held until the converter hands it over. */
-export interface Outbox {
+interface Outbox {
   push: (text: string) => void
   /** The text written since the last call, as bytes (empty when there is none). */
   flush: () => Buffer
@@ -31,7 +31,7 @@ export interface KeptText {
 }
 
 /** A converter's state, for {@link streamConverter}. */
-export interface ConverterParts {
+interface ConverterParts {
   /** The converted bytes written since the last call. */
   flush: () => Buffer
   usage: StreamConverter['usage']
@@ -41,7 +41,7 @@ export interface ConverterParts {
 }
 
 /** The framing's reader: it reads upstream bytes and calls the converter for each event. */
-export interface FramedReader {
+interface FramedReader {
   push: (bytes: Buffer) => unknown
   end: () => unknown
 }

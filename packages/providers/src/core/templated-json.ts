@@ -61,7 +61,7 @@ function literalOf (payload: string, key: string): [number, number] | undefined 
   return undefined
 }
 
-export interface TemplatedJson {
+interface TemplatedJson {
   /** The payload parsed (undefined when it is not JSON), as JSON.parse gives it. */
   parse: (payload: string) => unknown
   /** Events made from a template, and templates tried (each costs a parse). */

@@ -7,7 +7,7 @@ export const DIFY_BASE_URL = 'https://api.dify.ai'
  * The kind of Dify app behind the channel's key: `chat` (chatbots and chatflows), `agent` (agent
  * apps, which stream only), `completion` (text generators) or `workflow`.
  */
-export type DifyAppMode = 'chat' | 'agent' | 'completion' | 'workflow'
+type DifyAppMode = 'chat' | 'agent' | 'completion' | 'workflow'
 
 /** What the channel's `other` says. */
 export interface DifyOptions {

@@ -4,7 +4,7 @@ import { readUsage } from '../openai-compatible/usage.js'
 import type { DifyOptions } from './api.js'
 
 /** What a Dify answer amounts to, event by event. */
-export interface DifySink {
+interface DifySink {
   /** The answer's id (message, workflow run or task). */
   name: (id: string) => void
   content: (text: string) => void

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { bearerHeaders } from '../openai-compatible/index.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
@@ -10,8 +11,8 @@ import { convertDifyResponse } from './response.js'
 import { createDifyStream } from './stream.js'
 
 // Building blocks for other adaptors of apps that take one query and stream text.
-export { DIFY_BASE_URL, difyOptions, type DifyAppMode, type DifyOptions } from './api.js'
-export { foldedQuery, lastUserText } from './request.js'
+export { difyOptions } from './api.js'
+export { foldedQuery } from './request.js'
 
 const NAME = 'Dify'
 
@@ -37,7 +38,7 @@ function buildRequest (channel: ChannelConfig, req: RelayRequest): UpstreamReque
  * node progress and tool calls as reasoning. OpenAI chat clients only; Dify lists no models.
  */
 export const dify: ProviderAdaptor = Object.freeze({
-  type: 37,
+  type: CHANNEL_TYPE.dify,
   name: NAME,
   defaultBaseUrl: DIFY_BASE_URL,
   defaultModels: Object.freeze(['dify']),

@@ -12,7 +12,7 @@ const ROLE_LABELS: Readonly<Record<string, string>> = {
 }
 
 /** The text of the last user message. */
-export function lastUserText (messages: readonly unknown[]): string {
+function lastUserText (messages: readonly unknown[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]
     if (isRecord(message) && message.role === 'user') return contentText(message.content)
@@ -55,7 +55,7 @@ function imageFiles (messages: readonly unknown[]): JsonRecord[] {
 }
 
 /** The Dify end user: the client's OpenAI `user`, else one fixed user per channel. */
-export function difyUser (channel: ChannelConfig, body: JsonRecord): string {
+function difyUser (channel: ChannelConfig, body: JsonRecord): string {
   const user = str(body.user)
   return user !== undefined && user.trim() !== '' ? user : `modelgate-channel-${channel.id}`
 }

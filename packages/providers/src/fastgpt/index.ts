@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ProviderAdaptor, RelayRequest } from '../core/adaptor.js'
 import { openAICompatible } from '../openai-compatible/index.js'
 import { chatTestRequest } from '../openai-compatible/probe.js'
@@ -15,7 +16,7 @@ const NAME = 'FastGPT (private deployment)'
  * bearer token; `stream_options` is not sent (FastGPT reports no usage anyway).
  */
 const compatible = openAICompatible({
-  type: 22,
+  type: CHANNEL_TYPE.fastgpt,
   name: NAME,
   defaultBaseUrl: '',
   defaultModels: ['fastgpt'],

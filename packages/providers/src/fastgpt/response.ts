@@ -16,7 +16,7 @@ function errorStatus (code: number | undefined, statusText: string): number {
  * FastGPT's error envelope (`{code, statusText, message, data}`), which older deployments send
  * with HTTP 200; undefined for anything else.
  */
-export function fastGPTError (json: JsonRecord): { status: number, code: string, message: string } | undefined {
+function fastGPTError (json: JsonRecord): { status: number, code: string, message: string } | undefined {
   if (Array.isArray(json.choices) || typeof json.message !== 'string' || (typeof json.code !== 'number' && typeof json.statusText !== 'string')) return undefined
   const code = num(json.code)
   if (code === 200) return undefined

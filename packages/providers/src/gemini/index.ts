@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { servesOnly } from '../core/served.js'
@@ -11,12 +12,11 @@ import { createGeminiChatStream, createGeminiPassThroughStream } from './stream.
 
 // Building blocks for the channel types that speak Gemini's generateContent behind another
 // endpoint or credential (Vertex AI).
-export { GEMINI_API_VERSION, GEMINI_BASE_URL, GEMINI_MODELS_PATH, geminiGeneratePath, geminiHeaders, geminiModelName, geminiUrl } from './api.js'
-export { convertGeminiEmbed, geminiEmbedBody, geminiEmbedPath, isGeminiEmbed } from './embed.js'
+export { geminiModelName } from './api.js'
 export { classifyGeminiFailure } from './errors.js'
-export { GEMINI_MODELS, geminiTestRequest, parseGeminiModels } from './models.js'
-export { channelSafetySettings, GEMINI_EFFORT_BUDGET, geminiChatBody, geminiPassThroughBody, geminiSchema, SKIP_THOUGHT_SIGNATURE } from './request.js'
-export { convertGeminiChat, convertGeminiPassThrough, geminiFinishReason, geminiOpenAIUsage, geminiUsage, readGeminiTokens, type GeminiTokens } from './response.js'
+export { GEMINI_MODELS } from './models.js'
+export { geminiChatBody, geminiPassThroughBody } from './request.js'
+export { convertGeminiChat, convertGeminiPassThrough } from './response.js'
 export { createGeminiChatStream, createGeminiPassThroughStream } from './stream.js'
 
 const NAME = 'Gemini'
@@ -61,7 +61,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * requests (usage counted by the gateway: Google reports none).
  */
 export const gemini: ProviderAdaptor = Object.freeze({
-  type: 24,
+  type: CHANNEL_TYPE.gemini,
   name: NAME,
   defaultBaseUrl: GEMINI_BASE_URL,
   defaultModels: Object.freeze([...GEMINI_MODELS]),

@@ -3,14 +3,14 @@ import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { at, contentText, isRecord, list, num, parseJson, str, type JsonRecord } from '../core/json.js'
 
 /** Thinking budget (tokens) for each OpenAI `reasoning_effort`; other values leave Gemini's default. */
-export const GEMINI_EFFORT_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 8192, high: 24576 }
+const GEMINI_EFFORT_BUDGET: Readonly<Record<string, number>> = { low: 1024, medium: 8192, high: 24576 }
 
 /**
  * The placeholder Google documents for a function call whose thought signature is unknown (a
  * conversation that came through a client that cannot carry it); Gemini 3 models refuse a
  * function call of the current turn without one.
  */
-export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
+const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
 
 /** Gemini's most stop sequences. */
 const MAX_STOP_SEQUENCES = 5
@@ -56,7 +56,7 @@ interface Content { role: 'user' | 'model', parts: Part[] }
  * A JSON schema reduced to what Gemini's Schema accepts: unknown keywords dropped, `const` as a
  * one-value enum, a `["x", "null"]` type as `x` with `nullable`, unsupported formats dropped.
  */
-export function geminiSchema (schema: unknown): unknown {
+function geminiSchema (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(geminiSchema)
   if (!isRecord(schema)) return schema
   const out: Record<string, unknown> = {}
@@ -278,7 +278,7 @@ function generationConfig (body: JsonRecord): Record<string, unknown> {
  * `safetySettings`) of its setting, or of `other` as JSON; or one threshold (`BLOCK_NONE`, `OFF`,
  * ...) as `other` or the setting's `safety_threshold`, applied to every harm category.
  */
-export function channelSafetySettings (channel: ChannelConfig): unknown[] | undefined {
+function channelSafetySettings (channel: ChannelConfig): unknown[] | undefined {
   const other = parseJson(channel.other)
   for (const source of [channel.setting, isRecord(other) ? other : {}]) {
     const settings = source.safety_settings ?? source.safetySettings

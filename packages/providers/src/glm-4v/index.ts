@@ -1,9 +1,10 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { RelayRequest } from '../core/adaptor.js'
 import { zhipuAdaptor } from '../chatglm/index.js'
 import { isRecord, list } from '../core/json.js'
 
 /** Zhipu's vision models: GLM-4.6V and 4.5V (with thinking), the GLM-4V series. */
-export const GLM_4V_MODELS: readonly string[] = [
+const GLM_4V_MODELS: readonly string[] = [
   'glm-4.6v',
   'glm-4.5v',
   'glm-4.1v-thinking-flash',
@@ -29,7 +30,7 @@ function zhipuImagePart (part: unknown): unknown {
  * The request with every image given as a data: URL sent as Zhipu documents inline images: the
  * bare base64 text in `image_url.url` (http(s) links go as they are).
  */
-export function zhipuVisionRequest (req: RelayRequest): RelayRequest {
+function zhipuVisionRequest (req: RelayRequest): RelayRequest {
   const body = req.body
   if (body === undefined || !Array.isArray(body.messages)) return req
   const messages = list(body.messages).map((message) => {
@@ -41,7 +42,7 @@ export function zhipuVisionRequest (req: RelayRequest): RelayRequest {
 
 /** Type 26: Zhipu's GLM-4V vision models (chat completions with images). */
 export const glm4V = zhipuAdaptor({
-  type: 26,
+  type: CHANNEL_TYPE.glm4v,
   name: 'GLM-4V',
   defaultModels: GLM_4V_MODELS,
   endpoints: new Set(['chat'] as const),

@@ -6,7 +6,7 @@ import { readUsage } from '../openai-compatible/usage.js'
 import { base64Embeddings } from '../core/openai-shapes.js'
 
 /** Whether the client asked for OpenAI's base64 encoding of the vectors. */
-export function wantsBase64 (req: RelayRequest): boolean {
+function wantsBase64 (req: RelayRequest): boolean {
   return req.body?.encoding_format === 'base64'
 }
 

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { bearerHeaders, openAIUrl, requestPayload, resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
@@ -7,16 +8,14 @@ import { servesOnly } from '../core/served.js'
 import { convertFloatEmbeddings, jinaEmbeddingsBody } from './embeddings.js'
 import { classifyJinaFailure } from './errors.js'
 
-export { convertFloatEmbeddings, wantsBase64 } from './embeddings.js'
-export { classifyJinaFailure } from './errors.js'
 
 const NAME = 'Jina'
 
 /** Used when the channel has no base URL. */
-export const JINA_BASE_URL = 'https://api.jina.ai'
+const JINA_BASE_URL = 'https://api.jina.ai'
 
 /** Jina's current embedding and reranking models (an admin can add any other by name). */
-export const JINA_MODELS: readonly string[] = [
+const JINA_MODELS: readonly string[] = [
   'jina-embeddings-v5-text-small',
   'jina-embeddings-v5-text-nano',
   'jina-embeddings-v4',
@@ -50,7 +49,7 @@ function convertResponse (_channel: ChannelConfig, req: RelayRequest, status: nu
 }
 
 /** A rerank of one document for rerankers, else an embedding of one word: the cheapest proof that the channel serves `model`. */
-export function jinaTestRequest (model: string): RelayRequest {
+function jinaTestRequest (model: string): RelayRequest {
   const base = { format: 'openai', model, stream: false } as const
   if (/rerank/i.test(model)) return { ...base, endpoint: 'rerank', body: { model, query: 'hi', documents: ['hi'], top_n: 1 } }
   return { ...base, endpoint: 'embeddings', body: { model, input: ['hi'] } }
@@ -63,7 +62,7 @@ export function jinaTestRequest (model: string): RelayRequest {
  * gateway's. Usage is Jina's token count.
  */
 export const jina: ProviderAdaptor = Object.freeze({
-  type: 38,
+  type: CHANNEL_TYPE.jina,
   name: NAME,
   defaultBaseUrl: JINA_BASE_URL,
   defaultModels: Object.freeze([...JINA_MODELS]),

@@ -3,7 +3,7 @@ import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/errors.js'
 
 /** A failure MiniMax reported in `base_resp`, and the HTTP status it stands for. */
-export interface BaseRespFailure {
+interface BaseRespFailure {
   status: number
   failure: ClassifiedFailure
 }

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { bearerHeaders, resolveBaseUrl } from '../openai-compatible/api.js'
 import { parseOpenAIModels } from '../openai-compatible/models.js'
@@ -7,21 +8,18 @@ import { convertMiniMaxChat, miniMaxChatBody } from './chat.js'
 import { classifyMiniMaxFailure } from './errors.js'
 import { createMiniMaxChatStream } from './stream.js'
 
-export { convertMiniMaxChat, miniMaxChatBody } from './chat.js'
-export { baseRespFailure, classifyMiniMaxFailure, type BaseRespFailure } from './errors.js'
-export { createMiniMaxChatStream } from './stream.js'
-export { splitThink, thinkSplitter, type TextPiece, type ThinkSplitter } from './think.js'
+export { splitThink, thinkSplitter } from './think.js'
 
 const NAME = 'MiniMax'
 
 /** Used when the channel has no base URL: the international API (mainland China: https://api.minimaxi.com). */
-export const MINIMAX_BASE_URL = 'https://api.minimax.io'
+const MINIMAX_BASE_URL = 'https://api.minimax.io'
 
 /** MiniMax's chat endpoint (OpenAI's body and answer, plus `base_resp`). */
-export const MINIMAX_CHAT_PATH = '/v1/text/chatcompletion_v2'
+const MINIMAX_CHAT_PATH = '/v1/text/chatcompletion_v2'
 
 /** MiniMax's current text models (an admin can add any other by name). */
-export const MINIMAX_MODELS: readonly string[] = [
+const MINIMAX_MODELS: readonly string[] = [
   'MiniMax-M3',
   'MiniMax-M2.7',
   'MiniMax-M2.7-highspeed',
@@ -34,7 +32,7 @@ export const MINIMAX_MODELS: readonly string[] = [
 ]
 
 /** `${base}/v1/text/chatcompletion_v2`; a base URL pasted with its `/v1` is not doubled. */
-export function miniMaxChatUrl (base: string): string {
+function miniMaxChatUrl (base: string): string {
   return base.endsWith('/v1') ? base + MINIMAX_CHAT_PATH.slice(3) : base + MINIMAX_CHAT_PATH
 }
 
@@ -66,7 +64,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * `base_resp` is a failure classified by its code.
  */
 export const miniMax: ProviderAdaptor = Object.freeze({
-  type: 35,
+  type: CHANNEL_TYPE.minimax,
   name: NAME,
   defaultBaseUrl: MINIMAX_BASE_URL,
   defaultModels: Object.freeze([...MINIMAX_MODELS]),

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import { openAICompatible } from '../openai-compatible/index.js'
 
 /**
@@ -5,7 +6,7 @@ import { openAICompatible } from '../openai-compatible/index.js'
  * them, and always ends a stream with usage, so `stream_options` is removed instead of merged.
  */
 export const mistral = openAICompatible({
-  type: 42,
+  type: CHANNEL_TYPE.mistral,
   name: 'Mistral',
   defaultBaseUrl: 'https://api.mistral.ai',
   defaultModels: [

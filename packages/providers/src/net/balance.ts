@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ProviderAdaptor, UpstreamRequest } from '../core/adaptor.js'
 import { at, isRecord, list, num, parseJson, str } from '../core/json.js'
 import { withOverrides } from '../core/overrides.js'
@@ -125,16 +126,15 @@ const moonshotBalance: BalanceQuery = {
 }
 
 /**
- * Channel types with a billing endpoint (docs/domain.md numbers): OpenAI (1), custom (8,
- * with a bare origin: resellers of the OpenAI protocol serve its billing API), Moonshot (25),
- * SiliconCloud (40) and DeepSeek (43).
+ * Channel types with a billing endpoint: OpenAI, custom (with a bare origin: resellers of the
+ * OpenAI protocol serve its billing API), Moonshot, SiliconCloud and DeepSeek.
  */
 const QUERIES: ReadonlyMap<number, BalanceQuery> = new Map([
-  [1, openAIBilling],
-  [8, openAIBilling],
-  [25, moonshotBalance],
-  [40, siliconCloudBalance],
-  [43, deepSeekBalance]
+  [CHANNEL_TYPE.openai, openAIBilling],
+  [CHANNEL_TYPE.custom, openAIBilling],
+  [CHANNEL_TYPE.moonshot, moonshotBalance],
+  [CHANNEL_TYPE.siliconcloud, siliconCloudBalance],
+  [CHANNEL_TYPE.deepseek, deepSeekBalance]
 ])
 
 /** Whether channels of `type` can report their balance. */
@@ -157,7 +157,7 @@ function httpFailure (adaptor: ProviderAdaptor, status: number, body: string): B
  * header override, each bounded by `timeoutMs` and 1 MiB. Upstream failures come back as
  * `failed`, never thrown.
  *
- * The billing URLs sit beside the model list (`{base}/v1/models`), so a custom channel (type 8)
+ * The billing URLs sit beside the model list (`{base}/v1/models`), so a custom channel
  * whose URL is a full endpoint (a path or `{model}`) has none and fails.
  */
 export async function queryBalance (channel: ChannelConfig, timeoutMs = 30_000): Promise<ChannelBalance> {

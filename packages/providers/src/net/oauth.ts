@@ -18,7 +18,7 @@ export interface OAuthCredentials {
 }
 
 /** What a token endpoint granted. */
-export interface TokenGrant {
+interface TokenGrant {
   accessToken: string
   /** A new refresh token, when the endpoint rotates them. */
   refreshToken?: string
@@ -126,7 +126,7 @@ const DEFAULT_LIFETIME_MS = 60 * 60_000
  * Reads a token endpoint's answer: `access_token` (required), `refresh_token`, and the expiry
  * from `expires_in` (seconds), else the access token's own `exp` claim, else an hour.
  */
-export function readGrant (body: string): TokenGrant {
+function readGrant (body: string): TokenGrant {
   const json = parseJson(body)
   const accessToken = isRecord(json) ? field(json, 'access_token') : undefined
   if (!isRecord(json) || accessToken === undefined) {

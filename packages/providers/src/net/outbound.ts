@@ -12,7 +12,7 @@ import { Agent, buildConnector, type Dispatcher, fetch, ProxyAgent, type Request
  * (Ollama on 127.0.0.1, a model server on the LAN) unless `publicOnly`; cloud metadata addresses
  * are refused unless listed in `allow`. Targets that users supply are refused when private too.
  */
-export interface OutboundPolicy {
+interface OutboundPolicy {
   /** Refuse private, loopback and other non-public addresses for admin-set targets too (OUTBOUND_PUBLIC_ONLY); default false. */
   publicOnly?: boolean
   /**

@@ -6,7 +6,7 @@ import { classifyAnswer, cleanUpstreamMessage, failureSummary, unexpectedAnswer 
 import { authorized, upstreamRequest, withOverrides } from '../core/overrides.js'
 
 /** Outcome of a channel test (`GET /api/channel/test/{id}`). */
-export interface ChannelTestResult {
+interface ChannelTestResult {
   ok: boolean
   /** Milliseconds until the whole answer arrived. */
   ms: number
@@ -62,7 +62,7 @@ async function readCapped (res: Response, maxBytes: number, abort: AbortControll
 }
 
 /** How a channel is reached: its proxy, through its service's outbound guard (absent: the default guard). */
-export interface Route {
+interface Route {
   proxyUrl?: string | undefined
   outbound?: Outbound | undefined
 }

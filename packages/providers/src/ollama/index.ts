@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import { openAICompatible } from '../openai-compatible/index.js'
 
 /**
@@ -5,7 +6,7 @@ import { openAICompatible } from '../openai-compatible/index.js'
  * sent as a bearer token (for Ollama behind an authenticating proxy).
  */
 export const ollama = openAICompatible({
-  type: 4,
+  type: CHANNEL_TYPE.ollama,
   name: 'Ollama',
   defaultBaseUrl: 'http://localhost:11434',
   defaultModels: [

@@ -3,7 +3,7 @@ import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import type { Payload, UrlContext, UrlTarget } from './types.js'
 
 /** Path of each OpenAI endpoint, relative to the base URL. */
-export const OPENAI_PATHS: Readonly<Record<UrlTarget, string>> = {
+const OPENAI_PATHS: Readonly<Record<UrlTarget, string>> = {
   chat: '/v1/chat/completions',
   completions: '/v1/completions',
   responses: '/v1/responses',

@@ -20,7 +20,7 @@ export const CHUNK_TEXT: TemplateSpec = {
 }
 
 /** What a converter of an OpenAI chat stream does with its events, for {@link chatChunkReader}. */
-export interface ChatChunkHandlers {
+interface ChatChunkHandlers {
   /** Each chunk, before its choices (the first one may start the client's answer). */
   chunk: (json: JsonRecord) => void
   /** The choice of index 0 of a chunk (only the first choice is converted). */

@@ -8,7 +8,7 @@ import { readUsage } from './usage.js'
  * Chat completions, legacy completions and the responses API: the client's body with `model`
  * replaced; a streamed chat or completions request also asks for usage in the stream.
  */
-export function chatBody (req: RelayRequest, mode: StreamUsageMode): Payload {
+function chatBody (req: RelayRequest, mode: StreamUsageMode): Payload {
   return requestPayload(req, (body) => {
     if (!req.stream || (req.endpoint !== 'chat' && req.endpoint !== 'completions')) return
     if (mode === 'strip') {
@@ -50,7 +50,7 @@ function responseText (response: unknown): string {
 }
 
 /** A non-streamed chat, completions or responses answer: forwarded unchanged, usage and text read. */
-export function convertChat (req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
+function convertChat (req: RelayRequest, status: number, contentType: string, body: Buffer): ConvertedResponse {
   const converted: ConvertedResponse = { status, contentType: contentType || 'application/json', body }
   const json = parseJson(body.toString('utf8'))
   if (!isRecord(json)) return converted

@@ -13,9 +13,9 @@ import { rerankCapability } from './rerank.js'
 import { createOpenAIStream } from './stream.js'
 import type { Capability, OpenAIEndpoint, StreamUsageMode, UrlContext } from './types.js'
 
-export { bearerHeaders, openAIUrl, OPENAI_PATHS } from './api.js'
+export { bearerHeaders, openAIUrl } from './api.js'
 export { classifyOpenAIFailure, openAIErrorBody } from './errors.js'
-export type { OpenAIEndpoint, StreamUsageMode, UrlContext, UrlTarget } from './types.js'
+export type { OpenAIEndpoint, UrlContext, UrlTarget } from './types.js'
 
 const CAPABILITIES: Readonly<Record<OpenAIEndpoint, Capability>> = {
   chat: chatCapability,
@@ -36,7 +36,7 @@ function isOpenAIEndpoint (endpoint: Endpoint): endpoint is OpenAIEndpoint {
 }
 
 /** What sets one OpenAI-compatible channel type apart from the others. */
-export interface OpenAICompatibleOptions {
+interface OpenAICompatibleOptions {
   /** Channel type number (docs/domain.md). */
   type: number
   /** Display name, as in CHANNEL_TYPE_NAMES. */

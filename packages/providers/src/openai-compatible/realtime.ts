@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, UpstreamRequest, Usage } from '../core/adaptor.js'
 import { azureHeaders } from '../azure/api.js'
 import { azureRealtimeUrl } from '../azure/realtime.js'
@@ -6,15 +7,15 @@ import { at, isRecord, num } from '../core/json.js'
 import { OPENAI_BASE_URL, openAIHeaders } from '../openai/api.js'
 import { resolveBaseUrl } from './api.js'
 
-/** Channel types whose upstream has OpenAI's realtime websocket: OpenAI (1) and Azure OpenAI (3). */
-export const REALTIME_CHANNEL_TYPES: readonly number[] = [1, 3]
+/** Channel types whose upstream has OpenAI's realtime websocket: OpenAI and Azure OpenAI. */
+const REALTIME_CHANNEL_TYPES: readonly number[] = [CHANNEL_TYPE.openai, CHANNEL_TYPE.azure]
 
 /** Whether channels of `type` can serve `GET /v1/realtime`. */
 export function realtimeSupported (type: number): boolean {
   return REALTIME_CHANNEL_TYPES.includes(type)
 }
 
-export interface RealtimeOptions {
+interface RealtimeOptions {
   /**
    * The client speaks the beta protocol (`OpenAI-Beta: realtime=v1`); OpenAI then gets the same
    * header. Without it OpenAI speaks the GA protocol. Azure's preview endpoint needs no header.
@@ -29,10 +30,10 @@ export interface RealtimeOptions {
  * `{base}/openai/realtime?api-version=...&deployment=...` with `api-key`.
  */
 export function realtimeRequest (channel: ChannelConfig, model: string, opts: RealtimeOptions = {}): UpstreamRequest {
-  if (channel.type === 3) {
+  if (channel.type === CHANNEL_TYPE.azure) {
     return { method: 'GET', url: azureRealtimeUrl(resolveBaseUrl(channel, ''), channel, model), headers: azureHeaders(channel) }
   }
-  if (channel.type !== 1) {
+  if (channel.type !== CHANNEL_TYPE.openai) {
     throw new ProviderError(PROVIDER_ERROR_CODES.unsupported, `channel type ${channel.type} has no realtime API`)
   }
   const base = resolveBaseUrl(channel, OPENAI_BASE_URL).replace(/^http/i, 'ws')

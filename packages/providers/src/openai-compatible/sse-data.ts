@@ -7,7 +7,7 @@ const EMPTY = Buffer.alloc(0)
 const NEWLINE = Buffer.from('\n')
 
 /** Reads the data of an upstream's server-sent events over any chunk boundaries. */
-export interface SseDataReader {
+interface SseDataReader {
   /** Reads the complete lines of `bytes` (with what was held back before). */
   push: (bytes: Buffer) => void
   /** The stream ended: a last line without its newline counts, as does an event without its blank line. */

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import { openAICompatible } from '../openai-compatible/index.js'
 import { OPENAI_BASE_URL, openAIHeaders } from './api.js'
 
@@ -16,7 +17,7 @@ export const OPENAI_MODELS: readonly string[] = [
 
 /** Type 1: api.openai.com, or any base URL speaking its protocol. */
 export const openAI = openAICompatible({
-  type: 1,
+  type: CHANNEL_TYPE.openai,
   name: 'OpenAI',
   defaultBaseUrl: OPENAI_BASE_URL,
   defaultModels: OPENAI_MODELS,

@@ -6,7 +6,7 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 export const PALM_BASE_URL = 'https://generativelanguage.googleapis.com'
 
 /** The PaLM API version (generateMessage exists only there). */
-export const PALM_API_VERSION = 'v1beta2'
+const PALM_API_VERSION = 'v1beta2'
 
 /** One page of up to 1000 models: more than Google offers. */
 export const PALM_MODELS_PATH = `/${PALM_API_VERSION}/models?pageSize=1000`

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ProviderAdaptor, RelayRequest, UpstreamRequest } from '../core/adaptor.js'
 import { PROVIDER_ERROR_CODES, ProviderError } from '../core/errors.js'
 import { classifyGeminiFailure } from '../gemini/index.js'
@@ -11,7 +12,7 @@ import { convertPalmMessage, createPalmStream, isPalmAnswer } from './response.j
 const NAME = 'PaLM2'
 
 /** PaLM's chat model (Google retired the PaLM API; the model serves where it is still offered). */
-export const PALM_MODELS: readonly string[] = ['chat-bison-001']
+const PALM_MODELS: readonly string[] = ['chat-bison-001']
 
 const { supports, checked } = servesOnly(NAME, { openai: ['chat'] })
 
@@ -43,7 +44,7 @@ function parsePalmModels (body: string): string[] {
  * createPalmStream). Errors are Google's, classified as Gemini's are.
  */
 export const palm2: ProviderAdaptor = Object.freeze({
-  type: 11,
+  type: CHANNEL_TYPE.palm2,
   name: NAME,
   defaultBaseUrl: PALM_BASE_URL,
   defaultModels: Object.freeze([...PALM_MODELS]),

@@ -1,8 +1,9 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import { openAICompatible } from '../openai-compatible/index.js'
 
 /** Type 40: SiliconCloud (SiliconFlow): chat, embeddings, rerank and images. */
 export const siliconCloud = openAICompatible({
-  type: 40,
+  type: CHANNEL_TYPE.siliconcloud,
   name: 'SiliconCloud',
   defaultBaseUrl: 'https://api.siliconflow.cn',
   defaultModels: [

@@ -3,7 +3,7 @@ import { isRecord, num, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /** Spark's error: `{code, message, sid}` (code 0 is success), in an error answer or a 2xx one. */
-export interface SparkError {
+interface SparkError {
   code: number
   message: string
 }

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { servesOnly } from '../core/served.js'
@@ -9,7 +10,7 @@ import { convertSparkChat } from './response.js'
 import { createSparkChatStream } from './stream.js'
 
 export { sparkBearer, sparkChatUrl, sparkVersion } from './api.js'
-export { classifySparkFailure, readSparkError } from './errors.js'
+export { classifySparkFailure } from './errors.js'
 
 const NAME = 'iFlytek (Spark)'
 
@@ -43,7 +44,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * name the API version path (`v1`, `v2`). Spark has no model list.
  */
 export const spark: ProviderAdaptor = Object.freeze({
-  type: 18,
+  type: CHANNEL_TYPE.spark,
   name: NAME,
   defaultBaseUrl: SPARK_BASE_URL,
   defaultModels: Object.freeze([...SPARK_MODELS]),

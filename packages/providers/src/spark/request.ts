@@ -13,7 +13,7 @@ const LEGACY_MODELS: Readonly<Record<string, string>> = {
 }
 
 /** The HTTP API's name of `model` (one-api's `SparkDesk-v…` names translated). */
-export function sparkModel (model: string): string {
+function sparkModel (model: string): string {
   return LEGACY_MODELS[model] ?? model
 }
 

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
 import { cleanUpstreamMessage } from '../core/failure-text.js'
 import { isRecord, parseJson } from '../core/json.js'
@@ -5,17 +6,15 @@ import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /**
- * Midjourney-Proxy (novicezk/midjourney-proxy, channel type 2) and Midjourney-Proxy Plus (type 5):
- * the actions and the model names they are routed and billed as, the submit requests and answers,
- * the task record both ways (the upstream's TaskDTO <-> the `midjourneys` row), and the poll.
+ * Midjourney-Proxy (novicezk/midjourney-proxy, CHANNEL_TYPE.midjourney) and Midjourney-Proxy Plus
+ * (CHANNEL_TYPE.midjourneyPlus): the actions and the model names they are routed and billed as,
+ * the submit requests and answers, the task record both ways (the upstream's TaskDTO <-> the
+ * `midjourneys` row), and the poll.
  */
-
-export const MJ_PROXY_TYPE = 2
-export const MJ_PROXY_PLUS_TYPE = 5
 
 /** Whether a channel type speaks Midjourney-Proxy. */
 export function isMidjourneyChannel (type: number): boolean {
-  return type === MJ_PROXY_TYPE || type === MJ_PROXY_PLUS_TYPE
+  return type === CHANNEL_TYPE.midjourney || type === CHANNEL_TYPE.midjourneyPlus
 }
 
 /** Midjourney's speed modes, as the `/{mode}/mj` routes and the prompt flags name them. */
@@ -115,8 +114,8 @@ export function clearModeFlags (prompt: string): string {
   return prompt.replace(MODE_FLAG, '').trim()
 }
 
-/** The prompt with `--<mode>` appended unless it already names a mode (type 2 has no mode paths). */
-export function withModeFlag (prompt: string, mode: MjMode): string {
+/** The prompt with `--<mode>` appended unless it already names a mode (plain Midjourney Proxy has no mode paths). */
+function withModeFlag (prompt: string, mode: MjMode): string {
   return new RegExp(MODE_FLAG.source, 'i').test(prompt) ? prompt : `${prompt.trimEnd()} --${mode}`
 }
 
@@ -124,8 +123,8 @@ export function withModeFlag (prompt: string, mode: MjMode): string {
  * The URL of a Midjourney-Proxy endpoint (`path` after `/mj`, e.g. `/submit/imagine`): Plus
  * channels take the mode in the path (`/mj-fast/mj/...`), plain ones have one path per action.
  */
-export function mjUrl (channel: ChannelConfig, path: string, mode?: MjMode): string {
-  const prefix = channel.type === MJ_PROXY_PLUS_TYPE && mode !== undefined ? `/mj-${mode}` : ''
+function mjUrl (channel: ChannelConfig, path: string, mode?: MjMode): string {
+  const prefix = channel.type === CHANNEL_TYPE.midjourneyPlus && mode !== undefined ? `/mj-${mode}` : ''
   return `${channel.baseUrl}${prefix}/mj${path}`
 }
 
@@ -146,7 +145,7 @@ export function mjRequest (channel: ChannelConfig, method: 'GET' | 'POST', path:
  */
 export function mjSubmitRequest (channel: ChannelConfig, route: string, body: Readonly<Record<string, unknown>>, mode?: MjMode): UpstreamRequest {
   let out: Record<string, unknown> = { ...body }
-  if (mode !== undefined && channel.type !== MJ_PROXY_PLUS_TYPE && typeof out['prompt'] === 'string' && out['prompt'] !== '') {
+  if (mode !== undefined && channel.type !== CHANNEL_TYPE.midjourneyPlus && typeof out['prompt'] === 'string' && out['prompt'] !== '') {
     out = { ...out, prompt: withModeFlag(out['prompt'], mode) }
   }
   const path = route === 'insight-face/swap' ? '/insight-face/swap' : `/submit/${route}`
@@ -154,7 +153,7 @@ export function mjSubmitRequest (channel: ChannelConfig, route: string, body: Re
 }
 
 /** A Midjourney-Proxy answer body: `{code, description, result, properties}`. */
-export interface MjAnswer {
+interface MjAnswer {
   code: number
   description: string
   result: unknown
@@ -162,7 +161,7 @@ export interface MjAnswer {
 }
 
 /** What a submit answer says, in the terms of the submission machinery. */
-export type MjSubmitRead =
+type MjSubmitRead =
   | { accepted: true, code: number, upstreamId: string, answer: { status: number, body: MjAnswer }, properties: Record<string, unknown> }
   | { accepted: false, answer: { status: number, body: MjAnswer }, failure: ClassifiedFailure }
 
@@ -207,7 +206,7 @@ export function readMjSubmit (status: number, body: Buffer, uploadId?: string): 
 }
 
 /** A button of a finished task. */
-export interface MjButton {
+interface MjButton {
   customId: string
   emoji: string
   label: string
@@ -216,7 +215,7 @@ export interface MjButton {
 }
 
 /** A task as Midjourney-Proxy's TaskDTO shows it (times in unix ms). */
-export interface MjTaskDto {
+interface MjTaskDto {
   id: string
   action: string
   prompt: string
@@ -235,7 +234,7 @@ export interface MjTaskDto {
 }
 
 /** The columns of a `midjourneys` row the DTO is made of (times in unix seconds). */
-export interface MjTaskRow {
+interface MjTaskRow {
   mj_id: string
   action: string
   prompt: string
@@ -271,7 +270,7 @@ function buttonsOf (v: unknown): MjButton[] {
 }
 
 /** An upstream TaskDTO, checked field by field; undefined when it has no id. */
-export function readMjTask (v: unknown): MjTaskDto | undefined {
+function readMjTask (v: unknown): MjTaskDto | undefined {
   if (!isRecord(v)) return undefined
   const id = str(v['id'])
   if (id === '') return undefined
@@ -300,7 +299,7 @@ export function readMjTask (v: unknown): MjTaskDto | undefined {
  * columns to write: image, prompts, buttons and properties (jsonb, as JSON text), start and
  * finish in unix seconds. Never the billing columns, never submit_time (ours).
  */
-export function mjReport (dto: MjTaskDto): TaskReport {
+function mjReport (dto: MjTaskDto): TaskReport {
   let status = dto.status
   let failReason: string | undefined
   if (status === 'CANCEL') {

@@ -1,12 +1,10 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
 import { isRecord, list, parseJson, str } from '../core/json.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { bearerHeaders, classifyOpenAIFailure } from '../openai-compatible/index.js'
 import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
-
-/** Channel type 36: a Suno-API server (self-hosted, so no default base URL). */
-export const SUNO_CHANNEL_TYPE = 36
 
 /** The two Suno submissions: music (a song, two clips) and lyrics. */
 export type SunoKind = 'music' | 'lyrics'
@@ -21,11 +19,11 @@ export const SUNO_KINDS: Readonly<Record<SunoKind, { model: string, action: stri
 export const SUNO_PLATFORM = 'suno'
 
 /** The task statuses Suno-API reports; any other word is stored as UNKNOWN. */
-export const SUNO_STATUSES: ReadonlySet<string> = new Set(['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE'])
+const SUNO_STATUSES: ReadonlySet<string> = new Set(['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS', 'FAILURE'])
 
-/** Whether channels of `type` speak Suno-API. */
+/** Whether channels of `type` speak Suno-API (a self-hosted server, so no default base URL). */
 export function sunoSupported (type: number): boolean {
-  return type === SUNO_CHANNEL_TYPE
+  return type === CHANNEL_TYPE.suno
 }
 
 function sunoUrl (channel: ChannelConfig, path: string): string {
@@ -47,12 +45,12 @@ export function sunoSubmitRequest (channel: ChannelConfig, kind: SunoKind, body:
 }
 
 /** `POST {base}/suno/fetch {ids, action:""}`: the tasks among `ids`, of any action. */
-export function sunoFetchRequest (channel: ChannelConfig, ids: readonly string[]): UpstreamRequest {
+function sunoFetchRequest (channel: ChannelConfig, ids: readonly string[]): UpstreamRequest {
   return jsonPost(channel, '/suno/fetch', { ids: [...ids], action: '' })
 }
 
 /** What a submit answer says: the upstream task id, or a refusal classified for failover. */
-export type SunoSubmitAnswer =
+type SunoSubmitAnswer =
   | { accepted: true, taskId: string }
   | { accepted: false, failure: ClassifiedFailure }
 
@@ -77,7 +75,7 @@ export function readSunoSubmit (status: number, body: Buffer): SunoSubmitAnswer 
 }
 
 /** A Suno-API status word in the task table's terms (upper case; unknown words: UNKNOWN). */
-export function sunoStatus (value: unknown): string {
+function sunoStatus (value: unknown): string {
   const word = typeof value === 'string' ? value.trim().toUpperCase() : ''
   return SUNO_STATUSES.has(word) ? word : 'UNKNOWN'
 }
@@ -94,7 +92,7 @@ const seconds = (value: unknown): number | undefined => {
  * success), the fail reason, and the columns to write: start and finish times and `data` (the
  * clips or the lyrics, as JSON text for the jsonb column).
  */
-export function sunoTaskReport (task: Readonly<Record<string, unknown>>): TaskReport | undefined {
+function sunoTaskReport (task: Readonly<Record<string, unknown>>): TaskReport | undefined {
   const upstreamId = str(task.task_id) ?? str(task.id)
   if (upstreamId === undefined || upstreamId === '') return undefined
   const status = sunoStatus(task.status)

@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ClassifiedFailure, UpstreamRequest } from '../core/adaptor.js'
 import { isRecord, num, parseJson, str } from '../core/json.js'
 import { JSON_CONTENT_TYPE, resolveBaseUrl } from '../openai-compatible/api.js'
@@ -7,11 +8,11 @@ import { withOverrides } from '../core/overrides.js'
 import type { TaskPollProtocol, TaskReport } from './types.js'
 
 /**
- * Channel types that serve OpenAI's video API (`/v1/videos`): OpenAI (1) and custom (8, any
+ * Channel types that serve OpenAI's video API (`/v1/videos`): OpenAI and custom (any
  * OpenAI-compatible server, e.g. a relay). Azure's video API lives under other paths with
  * another auth header, and the other OpenAI-compatible types have no video API.
  */
-export const VIDEO_CHANNEL_TYPES: readonly number[] = [1, 8]
+const VIDEO_CHANNEL_TYPES: readonly number[] = [CHANNEL_TYPE.openai, CHANNEL_TYPE.custom]
 
 /** `tasks.platform` of video tasks. */
 export const VIDEO_PLATFORM = 'video'
@@ -32,8 +33,8 @@ export function videoSupported (type: number): boolean {
  * full endpoint (`https://host/api/v1/chat/completions`), the part up to its last `/v1`, else the
  * whole URL followed by `/v1`.
  */
-export function videosUrl (channel: ChannelConfig): string {
-  const base = resolveBaseUrl(channel, channel.type === 1 ? OPENAI_BASE_URL : '')
+function videosUrl (channel: ChannelConfig): string {
+  const base = resolveBaseUrl(channel, channel.type === CHANNEL_TYPE.openai ? OPENAI_BASE_URL : '')
   const url = new URL(base)
   const path = url.pathname.replace(/\/+$/, '')
   const v1 = path.lastIndexOf('/v1')
@@ -87,7 +88,7 @@ export function videoDeleteRequest (channel: ChannelConfig, id: string): Upstrea
 }
 
 /** `GET /v1/videos/{id}`: the job's video object. */
-export function videoRetrieveRequest (channel: ChannelConfig, id: string): UpstreamRequest {
+function videoRetrieveRequest (channel: ChannelConfig, id: string): UpstreamRequest {
   const headers = { ...openAIHeaders(channel), Accept: 'application/json' }
   return withOverrides(channel, { method: 'GET', url: `${videosUrl(channel)}/${encodeURIComponent(id)}`, headers })
 }
@@ -100,7 +101,7 @@ export function videoContentRequest (channel: ChannelConfig, id: string, variant
 }
 
 /** What a create answer says: the job (its video object), or a refusal classified for failover. */
-export type VideoCreateAnswer =
+type VideoCreateAnswer =
   | { accepted: true, id: string, video: Readonly<Record<string, unknown>> }
   | { accepted: false, failure: ClassifiedFailure }
 
@@ -135,7 +136,7 @@ export function videoTaskStatus (status: unknown): string {
  * A video object as a report: status, progress (`<n>%`), the error's message as the fail reason,
  * and the columns: `data` (the object, as JSON text for the jsonb column) and the finish time.
  */
-export function videoReport (video: Readonly<Record<string, unknown>>): TaskReport | undefined {
+function videoReport (video: Readonly<Record<string, unknown>>): TaskReport | undefined {
   const upstreamId = str(video.id)
   if (upstreamId === undefined || upstreamId === '') return undefined
   const status = videoTaskStatus(video.status)

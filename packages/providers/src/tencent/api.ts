@@ -6,10 +6,10 @@ import { tc3Sign } from './sign.js'
 export const HUNYUAN_BASE_URL = 'https://hunyuan.tencentcloudapi.com'
 
 /** The API version the adaptor speaks. */
-export const HUNYUAN_VERSION = '2023-09-01'
+const HUNYUAN_VERSION = '2023-09-01'
 
 /** The service name in the signature's credential scope. */
-export const HUNYUAN_SERVICE = 'hunyuan'
+const HUNYUAN_SERVICE = 'hunyuan'
 
 /** Tencent Cloud API 3.0 takes every action at `/`. */
 export function hunyuanUrl (base: string): string {

@@ -3,7 +3,7 @@ import { isRecord, parseJson, str } from '../core/json.js'
 import { classifyOpenAIFailure } from '../openai-compatible/index.js'
 
 /** A Tencent Cloud API error: `Response.Error: {Code, Message}` (answered with HTTP 200). */
-export interface TencentError {
+interface TencentError {
   code: string
   message: string
 }

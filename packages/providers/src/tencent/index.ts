@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { resolveBaseUrl } from '../openai-compatible/api.js'
 import { servesOnly } from '../core/served.js'
@@ -9,8 +10,8 @@ import { convertHunyuanChat, convertHunyuanEmbeddings } from './response.js'
 import { createHunyuanChatStream } from './stream.js'
 
 export { hunyuanCredentials, signHunyuan } from './api.js'
-export { classifyTencentFailure, readTencentError } from './errors.js'
-export { tc3Sign, type Tc3Request, type Tc3Signature } from './sign.js'
+export { classifyTencentFailure } from './errors.js'
+export { tc3Sign } from './sign.js'
 
 const NAME = 'Tencent'
 
@@ -45,7 +46,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * Hunyuan has no model list.
  */
 export const tencent: ProviderAdaptor = Object.freeze({
-  type: 23,
+  type: CHANNEL_TYPE.tencent,
   name: NAME,
   defaultBaseUrl: HUNYUAN_BASE_URL,
   defaultModels: Object.freeze([...HUNYUAN_MODELS]),

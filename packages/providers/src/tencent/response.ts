@@ -45,7 +45,7 @@ function toolCallsOf (value: unknown): OpenAIToolCall[] {
 }
 
 /** A Tencent Cloud error found in a 2xx answer, as the relay's failure (with the HTTP status it stands for). */
-export function tencentFailure (text: string): ConvertedResponse | undefined {
+function tencentFailure (text: string): ConvertedResponse | undefined {
   const error = readTencentError(text)
   if (error === undefined) return undefined
   const { status } = tencentErrorMeaning(error.code)

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto'
 
 /** What a TC3-HMAC-SHA256 signature covers. */
-export interface Tc3Request {
+interface Tc3Request {
   secretId: string
   secretKey: string
   /** The product's service name (`hunyuan`), the second part of the credential scope. */
@@ -20,7 +20,7 @@ export interface Tc3Request {
 }
 
 /** The signature, the Authorization header, and the intermediate hashes (for checks against Tencent's worked example). */
-export interface Tc3Signature {
+interface Tc3Signature {
   hashedPayload: string
   hashedCanonicalRequest: string
   signature: string

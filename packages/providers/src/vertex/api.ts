@@ -8,10 +8,10 @@ import { resolveBaseUrl } from '../openai-compatible/api.js'
 export const VERTEX_GLOBAL_BASE_URL = 'https://aiplatform.googleapis.com'
 
 /** Google's OAuth token endpoint, for service accounts that name none. */
-export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token'
+const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token'
 
 /** Used when the channel's `other` names no region: the one endpoint serving most current models. */
-export const DEFAULT_VERTEX_REGION = 'global'
+const DEFAULT_VERTEX_REGION = 'global'
 
 /** `global`, or a Google Cloud region (`us-central1`, `europe-west4`, `us-east5`); it goes into a host name. */
 const REGION = /^(?:global|[a-z]+-[a-z]+\d{1,2})$/
@@ -105,7 +105,7 @@ export function vertexRegion (channel: ChannelConfig, model: string): string {
 }
 
 /** The channel's base URL (tests, private endpoints), else the region's Vertex AI host. */
-export function vertexBase (channel: ChannelConfig, region: string): string {
+function vertexBase (channel: ChannelConfig, region: string): string {
   if (channel.baseUrl.trim() !== '') {
     const base = resolveBaseUrl(channel, '')
     // A base pasted with its `/v1` is not doubled.

@@ -4,10 +4,10 @@ import { isRecord, num, parseJson, str } from '../core/json.js'
 import { serviceAccount, type ServiceAccount } from './api.js'
 
 /** The OAuth scope of Vertex AI calls. */
-export const VERTEX_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
+const VERTEX_SCOPE = 'https://www.googleapis.com/auth/cloud-platform'
 
 /** The grant of a service account's signed assertion (RFC 7523). */
-export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 
 /** Lifetime of an assertion: Google's longest. */
 const ASSERTION_SECONDS = 3600

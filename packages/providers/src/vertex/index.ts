@@ -1,3 +1,4 @@
+import { CHANNEL_TYPE } from '@modelgate/contracts'
 import type { ChannelConfig, ConvertedResponse, ProviderAdaptor, RelayRequest, StreamConverter, UpstreamRequest } from '../core/adaptor.js'
 import { anthropicToChatRequest, chatStreamToAnthropic, chatToAnthropicResponse } from '../inbound/anthropic/index.js'
 import { claudeChatBody, claudePassThroughBody, convertClaudeChat, convertClaudePassThrough, createClaudeChatStream, createClaudePassThroughStream } from '../claude/index.js'
@@ -11,14 +12,13 @@ import { authorizeVertex } from './auth.js'
 import { classifyVertexFailure } from './errors.js'
 import { VERTEX_MODELS, vertexTestRequest } from './models.js'
 
-export { DEFAULT_VERTEX_REGION, GOOGLE_TOKEN_URI, serviceAccount, vertexClaudeName, vertexRegion, vertexUrl, type ServiceAccount } from './api.js'
-export { authorizeVertex, JWT_BEARER_GRANT, VERTEX_SCOPE, vertexAssertion } from './auth.js'
-export { classifyVertexFailure } from './errors.js'
+export { serviceAccount, vertexClaudeName, vertexRegion } from './api.js'
+export { vertexAssertion } from './auth.js'
 
 const NAME = 'Vertex AI'
 
 /** The `anthropic_version` Vertex wants in the body of Anthropic models. */
-export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
+const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
 
 /**
  * `supports` is asked without a model, and one Vertex channel serves both families: OpenAI chat
@@ -136,7 +136,7 @@ function createStream (_channel: ChannelConfig, req: RelayRequest): StreamConver
  * has no list of the publisher models a project may call: no model list.
  */
 export const vertexAI: ProviderAdaptor = Object.freeze({
-  type: 41,
+  type: CHANNEL_TYPE.vertex,
   name: NAME,
   defaultBaseUrl: VERTEX_GLOBAL_BASE_URL,
   defaultModels: Object.freeze([...VERTEX_MODELS]),

@@ -1,5 +1,5 @@
 /** Anthropic's error envelope: what `/v1/messages` answers on failure (and sends as an `error` event in a stream). */
-export interface AnthropicErrorBody {
+interface AnthropicErrorBody {
   type: 'error'
   error: {
     /** invalid_request_error, authentication_error, ..., api_error, overloaded_error. */

@@ -9,7 +9,7 @@ type Json = Record<string, unknown>
  * is `high`. Chosen around Claude Code's budgets (about 4,000 for "think", 10,000 for
  * "think hard", 32,000 for "ultrathink").
  */
-export const REASONING_BUDGET_THRESHOLDS = { medium: 4096, high: 16384 } as const
+const REASONING_BUDGET_THRESHOLDS = { medium: 4096, high: 16384 } as const
 
 /** The OpenAI `reasoning_effort` for an Anthropic thinking budget in tokens. */
 export function reasoningEffortForBudget (budgetTokens: number): 'low' | 'medium' | 'high' {

@@ -4,7 +4,7 @@ import { isRecord, list, parseJson, str } from '../../core/json.js'
 import { readUsage } from '../../openai-compatible/usage.js'
 
 /** Token counts in Anthropic's names (input excludes the cached part, as Anthropic counts it). */
-export interface AnthropicUsage {
+interface AnthropicUsage {
   input_tokens: number
   output_tokens: number
   cache_read_input_tokens: number

@@ -1,5 +1,5 @@
 /** Google's error envelope: what the Gemini API answers on failure (and sends inside a stream). */
-export interface GeminiErrorBody {
+interface GeminiErrorBody {
   error: {
     /** The HTTP status. */
     code: number
@@ -15,7 +15,7 @@ export interface GeminiErrorBody {
  * 499 CANCELLED, 500 INTERNAL, 501 UNIMPLEMENTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED; any
  * other 4xx INVALID_ARGUMENT, anything else INTERNAL.
  */
-export function geminiStatus (status: number): string {
+function geminiStatus (status: number): string {
   switch (status) {
     case 400: return 'INVALID_ARGUMENT'
     case 401: return 'UNAUTHENTICATED'

@@ -3,7 +3,7 @@
 // stream converted back, errors in Google's envelope; embedContent and batchEmbedContents as
 // OpenAI embeddings.
 export { geminiEmbedToOpenAIRequest, openAIEmbeddingsToGemini } from './embed.js'
-export { geminiError, geminiStatus, type GeminiErrorBody } from './errors.js'
-export { geminiSchemaToJsonSchema, geminiToChatRequest, reasoningEffortForThinking } from './request.js'
-export { chatToGeminiResponse, geminiFinishReason, geminiUsageMetadata, type GeminiUsageMetadata } from './response.js'
-export { chatStreamToGemini, type GeminiStreamMode } from './stream.js'
+export { geminiError } from './errors.js'
+export { geminiToChatRequest, reasoningEffortForThinking } from './request.js'
+export { chatToGeminiResponse } from './response.js'
+export { chatStreamToGemini } from './stream.js'

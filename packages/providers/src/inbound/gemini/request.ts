@@ -26,7 +26,7 @@ export function reasoningEffortForThinking (config: unknown): 'low' | 'medium' |
  * lower case, `nullable: true` as a `null` type, `propertyOrdering` dropped; nested
  * properties, items and anyOf converted too. Other keys are kept.
  */
-export function geminiSchemaToJsonSchema (schema: unknown): unknown {
+function geminiSchemaToJsonSchema (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(geminiSchemaToJsonSchema)
   if (!isRecord(schema)) return schema
   const out: Json = {}

@@ -55,7 +55,7 @@ export function responseId (chatId: unknown): string {
 }
 
 /** Tool arguments as an object: invalid JSON, or JSON that is not an object, gives {}. */
-export function functionArgs (args: unknown): Record<string, unknown> {
+function functionArgs (args: unknown): Record<string, unknown> {
   if (isRecord(args)) return { ...args }
   const parsed = typeof args === 'string' ? parseJson(args) : undefined
   return isRecord(parsed) ? { ...parsed } : {}

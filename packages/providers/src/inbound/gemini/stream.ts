@@ -15,7 +15,7 @@ const EMPTY = Buffer.alloc(0)
  * response as `data: {json}\r\n\r\n`; `json` (no `alt`) sends one JSON array, `[` then the
  * responses separated by `,\r\n`, then `]`.
  */
-export type GeminiStreamMode = 'sse' | 'json'
+type GeminiStreamMode = 'sse' | 'json'
 
 /** The tool call being received (its arguments arrive in fragments). */
 interface PendingCall {
