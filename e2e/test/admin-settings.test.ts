@@ -4,7 +4,7 @@ import t from 'tap'
 import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-import { confirmIdentity, noOverflow, toast } from '../src/ui.js'
+import { confirmIdentity, noOverflow, toast, until } from '../src/ui.js'
 
 const card = (page: Page, id: string): Locator => page.getByTestId(`option-card-${id}`)
 const save = async (page: Page, id: string) => { await card(page, id).getByRole('button', { name: 'Save', exact: true }).click() }
@@ -74,6 +74,8 @@ t.test('the super admin\'s operation, system and other tabs change the running s
   await dialog.getByRole('button', { name: 'Confirm' }).click()
   await dialog.waitFor({ state: 'detached' })
   t.equal(await row.getByTestId('ratio-ratio').innerText(), '2.5')
+  await toast(page, 'success', 'Saved')
+  t.equal((JSON.parse(await option('ModelRatio') ?? '{}') as Record<string, number>)['gpt-4o'], 2.5, 'the dialog\'s Confirm saves: no second save needed')
 
   await visual.getByRole('button', { name: 'Add model' }).click()
   const add = page.getByRole('dialog', { name: 'Add a model' })
@@ -90,8 +92,8 @@ t.test('the super admin\'s operation, system and other tabs change the running s
   await add.waitFor({ state: 'detached' })
   await visual.getByLabel('Search models').fill('flat')
   t.equal(await visual.getByTestId('ratio-row-flat-model').getByTestId('ratio-price').innerText(), '0.02')
-  await save(page, 'ratio')
-  await toast(page, 'success', 'Saved')
+  await until(async () => 'flat-model' in (JSON.parse(await option('ModelPrice') ?? '{}') as Record<string, number>), 15_000)
+  t.pass('an added row is saved as it is confirmed')
   const ratios = JSON.parse(await option('ModelRatio') ?? '{}') as Record<string, number>
   const prices = JSON.parse(await option('ModelPrice') ?? '{}') as Record<string, number>
   t.equal(ratios['gpt-4o'], 2.5, 'GET /api/option/ has the new ratio')

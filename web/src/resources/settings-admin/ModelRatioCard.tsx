@@ -70,7 +70,7 @@ export function ModelRatioCard () {
         <Tab value='visual' label={t('settingsAdmin.ratio.visual')} />
         <Tab value='json' label={t('settingsAdmin.ratio.json')} />
       </Tabs>
-      {view === 'visual' ? <VisualRatioEditor form={form} labels={labels} /> : <FieldGrid fields={fields} form={form} confirm={confirm} />}
+      {view === 'visual' ? <VisualRatioEditor form={form} labels={labels} save={async (values) => await form.save(rulesOf(t, fields), values)} /> : <FieldGrid fields={fields} form={form} confirm={confirm} />}
       {dialog}
     </OptionCard>
   )

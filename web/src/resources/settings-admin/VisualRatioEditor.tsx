@@ -36,9 +36,15 @@ const show = (n: number | undefined) => n === undefined ? '-' : String(n)
 /**
  * Models as rows of name, fixed price, ratio and completion ratio, edited through a dialog. It
  * reads and writes the same ModelPrice, ModelRatio and CompletionRatio texts as the JSON editor,
- * so both views always agree and the card's save sends whichever maps changed.
+ * so both views always agree. A confirmed row or a deleted one is saved at once, with the card's
+ * other changes; if the save is refused the change stays in the editor, marked unsaved.
  */
-export function VisualRatioEditor ({ form, labels }: { form: OptionForm, labels: Record<typeof PRICING_KEYS[number], string> }) {
+export function VisualRatioEditor ({ form, labels, save }: {
+  form: OptionForm
+  labels: Record<typeof PRICING_KEYS[number], string>
+  /** Saves the card with these values set. */
+  save: (values: Partial<Record<typeof PRICING_KEYS[number], string>>) => Promise<boolean>
+}) {
   const { t } = useTranslation()
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(0)
@@ -62,7 +68,9 @@ export function VisualRatioEditor ({ form, labels }: { form: OptionForm, labels:
   const lastPage = Math.max(0, Math.ceil(shown.length / PAGE_SIZE) - 1)
   const current = Math.min(page, lastPage)
   const write = (next: PricingMaps) => {
-    for (const key of PRICING_KEYS) form.set(key, JSON.stringify(next[key], null, 2))
+    const values = Object.fromEntries(PRICING_KEYS.map((key) => [key, JSON.stringify(next[key], null, 2)]))
+    for (const key of PRICING_KEYS) form.set(key, values[key]!)
+    void save(values)
   }
   const submit = (row: PricingRow, previous: string | undefined) => {
     const next = putRow(maps, row, previous)

@@ -20,6 +20,9 @@ export interface SaveRules {
   check?: (changes: readonly Change[]) => string | undefined
 }
 
+/** Values typed but not saved yet, by option. */
+type Edits = Partial<Record<OptionKey, string>>
+
 export interface OptionForm {
   options: Options
   /** The value shown: the edit, else the stored value ('' for credentials). */
@@ -29,9 +32,12 @@ export interface OptionForm {
   /** The message of the last refused save of this field. */
   error: (key: OptionKey) => string | undefined
   /** The edited options that differ from what is stored, normalised. */
-  changes: (rules?: SaveRules) => Change[]
-  /** Saves the changed options one by one; false when nothing was saved in full. */
-  save: (rules?: SaveRules) => Promise<boolean>
+  changes: (rules?: SaveRules, pending?: Edits) => Change[]
+  /**
+   * Saves the changed options one by one, with `pending` values set in the same action (an
+   * editor's confirmed row); false when nothing was saved in full.
+   */
+  save: (rules?: SaveRules, pending?: Edits) => Promise<boolean>
   /** Forgets the edits of `keys`. */
   discard: (keys: readonly OptionKey[]) => void
   /** Removes a stored credential at once; false when the server refused. */
@@ -50,7 +56,7 @@ export function useOptionForm (): OptionForm {
   const { withVerification } = useVerification()
   const { reload: reloadStatus } = useStatus()
   const { options, applySaved } = useOptions()
-  const [edits, setEdits] = useState<Partial<Record<OptionKey, string>>>({})
+  const [edits, setEdits] = useState<Edits>({})
   const [errors, setErrors] = useState<Partial<Record<OptionKey, string>>>({})
   const [saving, setSaving] = useState(false)
 
@@ -68,9 +74,9 @@ export function useOptionForm (): OptionForm {
     })
   }, [])
 
-  const changes = (rules: SaveRules = {}): Change[] => {
+  const changes = (rules: SaveRules = {}, pending: Edits = {}): Change[] => {
     const out: Change[] = []
-    for (const [key, edit] of Object.entries(edits) as Array<[OptionKey, string]>) {
+    for (const [key, edit] of Object.entries({ ...edits, ...pending }) as Array<[OptionKey, string]>) {
       const stored = options[key]
       const v = rules.normalise?.[key]?.(edit) ?? edit
       // A credential is never sent back to the console: a blank field means "keep it".
@@ -85,8 +91,8 @@ export function useOptionForm (): OptionForm {
     return out
   }
 
-  const save = async (rules: SaveRules = {}): Promise<boolean> => {
-    const list = changes(rules)
+  const save = async (rules: SaveRules = {}, pending: Edits = {}): Promise<boolean> => {
+    const list = changes(rules, pending)
     if (list.length === 0) {
       notify.warning(t('settingsAdmin.nothingChanged'))
       return false
