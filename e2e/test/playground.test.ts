@@ -196,3 +196,40 @@ t.test('a user without models is told so', async (t) => {
   t.ok(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), 'the message box is disabled')
   await screenshot(page, 'playground-no-models-600')
 })
+
+t.test('the super admin is led from an unpriced model\'s refusal to the price editor, prefilled, at both widths', async (t) => {
+  await root.call('POST', '/api/channel/', {
+    name: 'unpriced', type: 1, key: 'sk-fake-upstream', base_url: upstream.url, models: 'unpriced-model', groups: 'default', auto_ban: 0
+  })
+  const before = upstream.calls.length
+  for (const viewport of [DESKTOP, NARROW]) {
+    const page = await openPage(t, browser, system.url, { viewport })
+    await signIn(page, 'root', '123456')
+    await page.goto('/playground')
+    if (viewport === NARROW) await page.getByRole('button', { name: /^Settings · / }).waitFor()
+    else await page.getByRole('combobox', { name: 'Model' }).filter({ hasText: 'gpt-4o-mini' }).waitFor()
+    await chooseModel(page, 'unpriced-model')
+    const reply = await ask(page, 'Hello?')
+    await reply.and(page.locator('[data-state="error"]')).waitFor()
+    const link = reply.getByRole('link', { name: 'Set a price for unpriced-model in the price editor' })
+    await link.waitFor()
+    await screenshot(page, `playground-unpriced-${viewport.width}`)
+    await link.click()
+    const dialog = page.getByRole('dialog', { name: 'Add a model' })
+    await dialog.waitFor()
+    t.equal(await dialog.getByLabel('Model name').inputValue(), 'unpriced-model', `${viewport.width}px: the editor opens a new row with the model's name`)
+    t.equal(new URL(page.url()).searchParams.get('tab'), 'operation')
+    await dialog.getByLabel('Ratio', { exact: true }).fill('1')
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByTestId('ratio-row-unpriced-model').waitFor()
+    await screenshot(page, `playground-unpriced-priced-${viewport.width}`)
+    // Back to unpriced for the next width.
+    const options = await root.call<Array<{ key: string, value: string }>>('GET', '/api/option/')
+    const stored = JSON.parse(options.find((o) => o.key === 'ModelRatio')?.value ?? '{}') as Record<string, number>
+    t.equal(stored['unpriced-model'], 1, 'Confirm stored the price')
+    delete stored['unpriced-model']
+    await root.call('PUT', '/api/option/', { key: 'ModelRatio', value: JSON.stringify(stored) })
+  }
+  t.equal(upstream.calls.length, before, 'the refused requests never reached the upstream')
+})

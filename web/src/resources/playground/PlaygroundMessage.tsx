@@ -5,7 +5,10 @@ import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
 import ContentCopyIcon from '@mui/icons-material/ContentCopy'
+import Link from '@mui/material/Link'
 import { useTranslation } from 'react-i18next'
+import { Link as RouterLink } from 'react-router-dom'
+import { isRoot, useAuth } from '../../auth/AuthContext'
 import { Html } from '../../components/Html'
 
 /** docs/domain.md: loading, incomplete while streaming, then complete or error. */
@@ -18,11 +21,14 @@ export interface Message {
   state: MessageState
   /** Ended by the stop button. */
   stopped?: boolean
+  /** Refused because this model has no price: the super admin gets a link to price it. */
+  unpricedModel?: string
 }
 
 /** One chat bubble: the user's text, or the assistant's reply as sanitised Markdown. */
 export function PlaygroundMessage ({ message, onCopy }: { message: Message, onCopy: (text: string) => void }) {
   const { t } = useTranslation()
+  const { user } = useAuth()
   const mine = message.role === 'user'
   const caption = message.state === 'loading'
     ? t('playground.thinking')
@@ -60,6 +66,11 @@ export function PlaygroundMessage ({ message, onCopy }: { message: Message, onCo
             ? <Box data-testid='message-text' sx={{ whiteSpace: 'pre-wrap' }}>{message.content}</Box>
             : <Html data-testid='message-text' html={message.content} markdown sx={{ '& > :first-of-type': { mt: 0 }, '& > :last-child': { mb: 0 }, '& pre': { overflowX: 'auto' } }} />}
       </Paper>
+      {message.unpricedModel !== undefined && isRoot(user) && (
+        <Link component={RouterLink} to={`/setting?tab=operation&price=${encodeURIComponent(message.unpricedModel)}`} variant='body2' sx={{ mt: 0.5 }}>
+          {t('playground.priceModel', { model: message.unpricedModel })}
+        </Link>
+      )}
       {!mine && message.state === 'complete' && message.content !== '' && (
         <IconButton size='small' aria-label={t('playground.copyReply')} onClick={() => { onCopy(message.content) }}>
           <ContentCopyIcon fontSize='inherit' />

@@ -83,7 +83,8 @@ export default function PlaygroundPage () {
         // A stream error appends the error data to the reply.
         update(reply.id, (m) => ({ ...m, content: m.content === '' ? err.message : `${m.content}\n\n${err.message}`, state: 'error' }))
       } else {
-        update(reply.id, (m) => ({ ...m, content: err instanceof Error ? err.message : String(err), state: 'error' }))
+        const unpricedModel = err instanceof PlaygroundError && err.code === 'model_not_priced' ? settings.model : undefined
+        update(reply.id, (m) => ({ ...m, content: err instanceof Error ? err.message : String(err), state: 'error', unpricedModel }))
         // A 401 here means the session is gone; the console API call lets the shell send the user to /login.
         if (err instanceof PlaygroundError && err.status === 401) refresh().catch(() => {})
       }

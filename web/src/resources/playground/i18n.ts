@@ -25,7 +25,8 @@ export default defineCatalogue('playground', {
   streaming: 'Receiving…',
   stopped: 'Stopped',
   failed: 'Failed',
-  copyReply: 'Copy reply'
+  copyReply: 'Copy reply',
+  priceModel: 'Set a price for {{model}} in the price editor'
 }, {
   title: '操练场',
   settings: '设置',
@@ -51,5 +52,6 @@ export default defineCatalogue('playground', {
   streaming: '正在接收…',
   stopped: '已停止',
   failed: '失败',
-  copyReply: '复制回复'
+  copyReply: '复制回复',
+  priceModel: '在价格编辑器中为 {{model}} 设置价格'
 })

@@ -16,11 +16,14 @@ export interface ChatRequest {
 export class PlaygroundError extends Error {
   readonly kind: 'http' | 'stream'
   readonly status: number
+  /** The relay's error code (`model_not_priced`, ...), when it sent one. */
+  readonly code: string | undefined
 
-  constructor (message: string, kind: 'http' | 'stream', status: number) {
+  constructor (message: string, kind: 'http' | 'stream', status: number, code?: string) {
     super(message)
     this.kind = kind
     this.status = status
+    this.code = code
   }
 }
 
@@ -46,7 +49,9 @@ function httpError (status: number, text: string): PlaygroundError {
     body = undefined
   }
   const server = errorMessage(body)
-  if (server !== undefined) return new PlaygroundError(server, 'http', status)
+  const error = isRecord(body) ? body['error'] : undefined
+  const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined
+  if (server !== undefined) return new PlaygroundError(server, 'http', status, code)
   if (status === 429) return new PlaygroundError(i18n.t('error.tooManyRequests'), 'http', status)
   if (status >= 500) return new PlaygroundError(i18n.t('error.internal'), 'http', status)
   return new PlaygroundError(i18n.t('error.generic', { message: text.trim() !== '' ? text.trim().slice(0, 500) : String(status) }), 'http', status)

@@ -22,8 +22,9 @@ import AddIcon from '@mui/icons-material/Add'
 import DeleteIcon from '@mui/icons-material/DeleteOutlined'
 import EditIcon from '@mui/icons-material/EditOutlined'
 import SearchIcon from '@mui/icons-material/Search'
-import { type FormEvent, useMemo, useState } from 'react'
+import { type FormEvent, useEffect, useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useSearchParams } from 'react-router-dom'
 import { checkJson } from './json'
 import { parseAmount, PRICING_KEYS, type PricingMaps, type PricingRow, putRow, removeRow, rowsOf } from './pricing-rows'
 import type { OptionForm } from './useOptionForm'
@@ -49,6 +50,11 @@ export function VisualRatioEditor ({ form, labels, save }: {
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(0)
   const [editing, setEditing] = useState<PricingRow | 'new'>()
+  const [draftName, setDraftName] = useState('')
+  // ?price=<model> (a link from the playground or the channel form) opens that model's row, or a
+  // new row with its name filled in, once the maps are loaded.
+  const [params, setParams] = useSearchParams()
+  const asked = params.get('price') ?? ''
 
   const texts = PRICING_KEYS.map((key) => form.value(key))
   const broken = PRICING_KEYS.find((key, i) => checkJson(texts[i]!, { shape: 'object', values: 'ratio' }) !== undefined)
@@ -58,6 +64,15 @@ export function VisualRatioEditor ({ form, labels, save }: {
     return { ModelPrice: price!, ModelRatio: ratio!, CompletionRatio: completion! }
   }, [broken, texts[0], texts[1], texts[2]])
   const rows = useMemo(() => maps === undefined ? [] : rowsOf(maps), [maps])
+  useEffect(() => {
+    if (asked === '' || maps === undefined) return
+    const row = rows.find((r) => r.name === asked)
+    setSearch(asked)
+    setPage(0)
+    setDraftName(row === undefined ? asked : '')
+    setEditing(row ?? 'new')
+    setParams((p) => { p.delete('price'); return p }, { replace: true })
+  }, [asked, maps, rows, setParams])
 
   if (broken !== undefined || maps === undefined) {
     return <Alert severity='warning'>{t('settingsAdmin.ratio.brokenJson', { label: labels[broken ?? 'ModelRatio'] })}</Alert>
@@ -97,7 +112,7 @@ export function VisualRatioEditor ({ form, labels, save }: {
           }}
           sx={{ flex: 1 }}
         />
-        <Button variant='outlined' startIcon={<AddIcon />} onClick={() => { setEditing('new') }} disabled={form.saving}>{t('settingsAdmin.ratio.add')}</Button>
+        <Button variant='outlined' startIcon={<AddIcon />} onClick={() => { setDraftName(''); setEditing('new') }} disabled={form.saving}>{t('settingsAdmin.ratio.add')}</Button>
       </Stack>
       <TableContainer sx={{ overflowX: 'auto' }}>
         <Table size='small' sx={{ minWidth: 520 }}>
@@ -146,6 +161,7 @@ export function VisualRatioEditor ({ form, labels, save }: {
       {editing !== undefined && (
         <RowDialog
           row={editing === 'new' ? undefined : editing}
+          initialName={draftName}
           taken={(name) => rows.some((r) => r.name === name)}
           onClose={() => { setEditing(undefined) }}
           onSubmit={submit}
@@ -158,11 +174,11 @@ export function VisualRatioEditor ({ form, labels, save }: {
 type Errors = Partial<Record<'name' | 'price' | 'ratio' | 'completion', string>>
 
 /** Adds a model or edits one; every value blank or a number >= 0, a price excludes the ratios. */
-function RowDialog ({ row, taken, onClose, onSubmit }: { row: PricingRow | undefined, taken: (name: string) => boolean, onClose: () => void, onSubmit: (row: PricingRow, previous: string | undefined) => void }) {
+function RowDialog ({ row, initialName, taken, onClose, onSubmit }: { row: PricingRow | undefined, initialName: string, taken: (name: string) => boolean, onClose: () => void, onSubmit: (row: PricingRow, previous: string | undefined) => void }) {
   const { t } = useTranslation()
   const fullScreen = useMediaQuery('(max-width:600px)')
   const text = (n: number | undefined) => n === undefined ? '' : String(n)
-  const [name, setName] = useState(row?.name ?? '')
+  const [name, setName] = useState(row?.name ?? initialName)
   const [price, setPrice] = useState(text(row?.price))
   const [ratio, setRatio] = useState(text(row?.ratio))
   const [completion, setCompletion] = useState(text(row?.completion))
