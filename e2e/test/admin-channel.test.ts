@@ -51,6 +51,13 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await form.getByRole('button', { name: 'my-model', exact: true }).waitFor()
     await form.getByRole('button', { name: 'gpt-4o-mini', exact: true }).waitFor()
     t.pass('the fetched models fill the selection')
+    const note = form.getByTestId('unpriced-note')
+    await note.getByRole('link', { name: 'my-model', exact: true }).waitFor()
+    t.match(await note.innerText(), /No price yet, so the relay refuses them/, 'an unpriced model is named in the drawer')
+    t.equal(await note.getByRole('link', { name: 'my-model', exact: true }).getAttribute('href'), '/setting?tab=operation&price=my-model', 'with a link to the price editor on it')
+    t.equal(await note.getByRole('link', { name: 'gpt-4o-mini', exact: true }).count(), 0, 'priced models are not named')
+    await note.scrollIntoViewIfNeeded()
+    await screenshot(page, 'channel-unpriced-note-1280')
 
     await form.getByLabel('Custom model names').fill('my-model')
     await form.getByRole('button', { name: 'Add', exact: true }).click()

@@ -22,7 +22,7 @@ import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
 import { useRecord } from '../../lib/useRecord'
 import { useAuth } from '../../auth/AuthContext'
-import { createChannels, defaultModels, fetchModels, fetchSavedModels, getChannel, knownModels, revealChannelKey, updateChannel } from './api'
+import { createChannels, defaultModels, fetchModels, fetchSavedModels, getChannel, knownModels, pricedModels, revealChannelKey, updateChannel } from './api'
 import {
   baseUrlKind,
   bodyOf,
@@ -44,6 +44,7 @@ import {
   validate
 } from './form'
 import { PriorityWeightFields } from './PriorityWeightFields'
+import { UnpricedNote } from './UnpricedNote'
 
 export interface ChannelDrawerProps {
   open: boolean
@@ -62,6 +63,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
   const notify = useNotify()
   const creating = channelId === undefined
   const [form, setForm] = useState<ChannelForm>(emptyForm)
+  const [priced, setPriced] = useState<ReadonlySet<string>>()
   const [errors, setErrors] = useState<FormErrors>({})
   const [saving, setSaving] = useState(false)
   const [fetching, setFetching] = useState(false)
@@ -88,6 +90,8 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
     // (or every model) with the buttons; nothing is served that nobody chose.
     defaultModels().then((d) => { if (live) setDefaults(d) }, (err: unknown) => { if (live) notify.error(err) })
     knownModels().then((m) => { if (live) setAllModels(m) }, (err: unknown) => { if (live) notify.error(err) })
+    setPriced(undefined)
+    pricedModels().then((m) => { if (live) setPriced(new Set(m)) }, (err: unknown) => { if (live) notify.error(err) })
     return () => { live = false }
   }, [open, channelId, notify])
 
@@ -308,6 +312,7 @@ export function ChannelDrawer ({ open, channelId, types, groups, onClose, onSave
           label={t('channel.form.models')} options={modelOptions} value={form.models} onChange={(value) => { set('models', value) }}
           required error={errors.models !== undefined} helperText={help('models', t('channel.form.modelsHelp'))}
         />
+        <UnpricedNote models={form.models} priced={priced} />
         <Stack direction='row' spacing={1} useFlexGap sx={{ mt: 1, flexWrap: 'wrap' }}>
           <Button size='small' variant='outlined' onClick={() => { addModels(relatedModels(form.type, defaults)) }}>{t('channel.form.fillRelated')}</Button>
           <Button size='small' variant='outlined' onClick={() => { void fillAll() }}>{t('channel.form.fillAll')}</Button>

@@ -139,6 +139,11 @@ export async function defaultModels (): Promise<Record<string, string[]>> {
   return await get<Record<string, string[]>>('/api/models')
 }
 
+/** The models that have a ratio or a per-call price; the relay refuses the others. */
+export async function pricedModels (): Promise<string[]> {
+  return await get<string[]>('/api/models/priced')
+}
+
 /** Channel type number (as text) -> name. */
 export async function channelTypes (): Promise<Record<string, string>> {
   return await get<Record<string, string>>('/api/models/types')

@@ -274,6 +274,10 @@ export default defineCatalogue('channel', {
     weightInvalid: 'The weight must be a non-negative integer',
     nothingChanged: 'Nothing was changed',
     saved: '{{count}} channels updated'
+  },
+  unpriced: {
+    root: 'No price yet, so the relay refuses them until you set a ratio or a price ({{count}}):',
+    admin: 'No price yet, so the relay refuses them until the super admin sets a ratio or a price ({{count}}):'
   }
 }, {
   title: '渠道',
@@ -549,5 +553,9 @@ export default defineCatalogue('channel', {
     weightInvalid: '权重必须是非负整数',
     nothingChanged: '没有任何修改',
     saved: '已更新 {{count}} 个渠道'
+  },
+  unpriced: {
+    root: '尚未定价，设置倍率或价格之前中转会拒绝这些模型（{{count}} 个）：',
+    admin: '尚未定价，超级管理员设置倍率或价格之前中转会拒绝这些模型（{{count}} 个）：'
   }
 })
