@@ -1,3 +1,4 @@
+import Box from '@mui/material/Box'
 import { CHANNEL_STATUS, type ChannelTagRow, type ChannelView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import ButtonGroup from '@mui/material/ButtonGroup'
@@ -69,9 +70,10 @@ export function ChannelRow ({ row, typeName, nested = false, testing, onTest, on
   return (
     <TableRow hover data-testid={`channel-row-${row.id}`} sx={nested ? { bgcolor: 'action.hover' } : undefined}>
       <TableCell sx={{ pl: nested ? 5 : undefined, whiteSpace: 'nowrap' }}>{row.id}</TableCell>
-      <TableCell sx={{ minWidth: 120, maxWidth: 240, overflowWrap: 'anywhere' }}>
-        <Stack spacing={0.5} sx={{ alignItems: 'flex-start' }}>
-          <span>{row.name}</span>
+      <TableCell sx={{ minWidth: 120, maxWidth: 240 }}>
+        <Stack spacing={0.5} sx={{ alignItems: 'flex-start', minWidth: 0 }}>
+          {/* One line: a long name ends in an ellipsis, told in full on hover. */}
+          <Box component='span' title={row.name} sx={{ display: 'block', maxWidth: '100%', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{row.name}</Box>
           {row.tag !== null && row.tag !== '' && !nested && <Chip size='small' variant='outlined' icon={<LocalOfferIcon />} label={row.tag} />}
         </Stack>
       </TableCell>

@@ -135,7 +135,7 @@ export default function DetailPage () {
       {enabled && form !== undefined && (
         <>
           <Paper component='form' onSubmit={submit} sx={{ p: 2 }}>
-            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(2, minmax(0, 1fr))', md: 'repeat(4, minmax(0, 1fr))' } }}>
+            <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(2, minmax(0, 1fr))', md: 'repeat(3, minmax(0, 1fr))', xl: 'repeat(4, minmax(0, 1fr))' } }}>
               <TextField
                 size='small' type='datetime-local' label={t('detail.start')} value={form.start}
                 onChange={(e) => { edit({ start: e.target.value }) }}

@@ -157,7 +157,7 @@ export default function LogPage () {
       </Stack>
 
       <Paper component='form' onSubmit={submit} sx={{ p: 2 }}>
-        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(2, minmax(0, 1fr))', md: 'repeat(4, minmax(0, 1fr))' } }}>
+        <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(2, minmax(0, 1fr))', md: 'repeat(3, minmax(0, 1fr))', xl: 'repeat(4, minmax(0, 1fr))' } }}>
           <TextField size='small' label={t('log.filter.tokenName')} value={form.tokenName} onChange={set('tokenName')} />
           <TextField size='small' label={t('log.filter.modelName')} value={form.modelName} onChange={set('modelName')} />
           <TextField
