@@ -38,7 +38,7 @@ t.test('listen, then migrate: alive and not ready while migrations wait, the API
   t.teardown(() => { child.kill('SIGKILL') })
   const base = `http://127.0.0.1:${port}`
 
-  t.ok(await until(async () => (await get(`${base}/healthz`).catch(() => ({ status: 0 }))).status === 200, 20_000), '/healthz answers 200 while the migration waits')
+  t.ok(await until(async () => (await get(`${base}/healthz`).catch(() => ({ status: 0 }))).status === 200, 90_000), '/healthz answers 200 while the migration waits')
   const waiting = await get(`${base}/readyz`)
   t.equal(waiting.status, 503, '/readyz answers 503')
   t.equal(waiting.body.checks?.migrating?.ok, false, 'with the migrating check failing')
@@ -59,7 +59,7 @@ t.test('listen, then migrate: alive and not ready while migrations wait, the API
   t.equal((await get(`${base}/healthz`)).status, 200, '/healthz still 200')
 
   await holder.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()])
-  t.ok(await until(async () => (await get(`${base}/readyz`).catch(() => ({ status: 0 }))).status === 200, 20_000), '/readyz answers 200 once migrations have finished')
+  t.ok(await until(async () => (await get(`${base}/readyz`).catch(() => ({ status: 0 }))).status === 200, 90_000), '/readyz answers 200 once migrations have finished')
   t.same(await pendingMigrations(db), [], 'every migration applied')
   const ready = await get(`${base}/readyz`)
   t.equal(ready.body.checks?.migrating, undefined, 'the service\'s own readiness checks answer now')
