@@ -32,6 +32,10 @@ export async function openPage (t: Test, browser: Browser, baseURL: string, opts
   const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? DESKTOP, locale: opts.lang === 'zh' ? 'zh-CN' : 'en-US' })
   // Only the first load: a language the user then picks must survive reloads.
   await context.addInitScript((lng) => { if (localStorage.getItem('i18nextLng') === null) localStorage.setItem('i18nextLng', lng) }, opts.lang ?? 'en')
+  // Waits end as soon as what they wait for shows; the bound only matters on a loaded machine,
+  // where CI shares two cores with the services, Postgres and other test files.
+  context.setDefaultTimeout(60_000)
+  context.setDefaultNavigationTimeout(60_000)
   const page = await context.newPage()
   page.on('pageerror', (err) => { t.fail(`page error on ${page.url()}: ${err.message}`) })
   t.teardown(() => context.close())
