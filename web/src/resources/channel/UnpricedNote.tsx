@@ -4,6 +4,7 @@ import { Fragment } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link as RouterLink } from 'react-router-dom'
 import { isRoot, useAuth } from '../../auth/AuthContext'
+import { priceEditorPath } from '../settings-admin/priceLink'
 
 /**
  * The chosen models that have no price: the relay refuses them until a ratio or a per-call price
@@ -23,7 +24,7 @@ export function UnpricedNote ({ models, priced }: { models: string[], priced: Re
         <Fragment key={m}>
           {i > 0 && ', '}
           {root
-            ? <Link component={RouterLink} to={`/setting?tab=operation&price=${encodeURIComponent(m)}`}>{m}</Link>
+            ? <Link component={RouterLink} to={priceEditorPath(m)}>{m}</Link>
             : m}
         </Fragment>
       ))}

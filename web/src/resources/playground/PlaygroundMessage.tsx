@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next'
 import { Link as RouterLink } from 'react-router-dom'
 import { isRoot, useAuth } from '../../auth/AuthContext'
 import { Html } from '../../components/Html'
+import { priceEditorPath } from '../settings-admin/priceLink'
 
 /** docs/domain.md: loading, incomplete while streaming, then complete or error. */
 export type MessageState = 'loading' | 'incomplete' | 'complete' | 'error'
@@ -67,7 +68,7 @@ export function PlaygroundMessage ({ message, onCopy }: { message: Message, onCo
             : <Html data-testid='message-text' html={message.content} markdown sx={{ '& > :first-of-type': { mt: 0 }, '& > :last-child': { mb: 0 }, '& pre': { overflowX: 'auto' } }} />}
       </Paper>
       {message.unpricedModel !== undefined && isRoot(user) && (
-        <Link component={RouterLink} to={`/setting?tab=operation&price=${encodeURIComponent(message.unpricedModel)}`} variant='body2' sx={{ mt: 0.5 }}>
+        <Link component={RouterLink} to={priceEditorPath(message.unpricedModel)} variant='body2' sx={{ mt: 0.5 }}>
           {t('playground.priceModel', { model: message.unpricedModel })}
         </Link>
       )}

@@ -26,6 +26,7 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router-dom'
 import { checkJson } from './json'
+import { PRICE_PARAM } from './priceLink'
 import { parseAmount, PRICING_KEYS, type PricingMaps, type PricingRow, putRow, removeRow, rowsOf } from './pricing-rows'
 import type { OptionForm } from './useOptionForm'
 
@@ -54,7 +55,7 @@ export function VisualRatioEditor ({ form, labels, save }: {
   // ?price=<model> (a link from the playground or the channel form) opens that model's row, or a
   // new row with its name filled in, once the maps are loaded.
   const [params, setParams] = useSearchParams()
-  const asked = params.get('price') ?? ''
+  const asked = params.get(PRICE_PARAM) ?? ''
 
   const texts = PRICING_KEYS.map((key) => form.value(key))
   const broken = PRICING_KEYS.find((key, i) => checkJson(texts[i]!, { shape: 'object', values: 'ratio' }) !== undefined)
@@ -71,7 +72,7 @@ export function VisualRatioEditor ({ form, labels, save }: {
     setPage(0)
     setDraftName(row === undefined ? asked : '')
     setEditing(row ?? 'new')
-    setParams((p) => { p.delete('price'); return p }, { replace: true })
+    setParams((p) => { p.delete(PRICE_PARAM); return p }, { replace: true })
   }, [asked, maps, rows, setParams])
 
   if (broken !== undefined || maps === undefined) {
