@@ -107,6 +107,8 @@ export class StackResources {
       REDIS_KEY_PREFIX: this.redisPrefix,
       SESSION_SECRET: randomBytes(32).toString('hex'),
       CRYPTO_SECRET: randomBytes(32).toString('hex'),
+      // The seed signs in as root / 123456.
+      INITIAL_ROOT_PASSWORD: '123456',
       HOST: '127.0.0.1',
       LOG_LEVEL: this.#opts.logLevel,
       SHUTDOWN_GRACE_MS: '10000',

@@ -32,6 +32,9 @@ export async function openPage (t: Test, browser: Browser, baseURL: string, opts
   const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? DESKTOP, locale: opts.lang === 'zh' ? 'zh-CN' : 'en-US' })
   // Only the first load: a language the user then picks must survive reloads.
   await context.addInitScript((lng) => { if (localStorage.getItem('i18nextLng') === null) localStorage.setItem('i18nextLng', lng) }, opts.lang ?? 'en')
+  // The tests run through tsx, whose compiler keeps function names by wrapping named functions
+  // in a `__name` helper; a function handed to page.evaluate runs in the page, without it.
+  await context.addInitScript({ content: 'globalThis.__name ??= (fn) => fn' })
   // Waits end as soon as what they wait for shows; the bound only matters on a loaded machine,
   // where CI shares two cores with the services, Postgres and other test files.
   context.setDefaultTimeout(60_000)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { apiSession } from '../src/api.js'
+import { apiSession, pageCall } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
 import { overflow, until } from '../src/ui.js'
@@ -14,7 +14,7 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
   const upstream = await fakeOpenAI(t, { models: ['gpt-4o-mini', 'my-model'], reply: 'Hello from upstream', delayMs: ANSWER_DELAY_MS })
   const browser = await launchBrowser(t)
   const page = await openPage(t, browser, system.url, { viewport: DESKTOP })
-  await signIn(page, 'root', '123456')
+  const root = await signIn(page, 'root', '123456')
   const channelOf = async (name: string) => await db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirstOrThrow()
   // By test id, not role: while a drawer or dialog is open the rest of the page (toasts included) is aria-hidden.
   const toast = (text: string | RegExp) => page.locator('[data-testid^="toast-"]').filter({ hasText: text }).first()
@@ -80,6 +80,16 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await form.getByRole('button', { name: 'Create' }).click()
     await toast('Channel created').waitFor()
     await page.waitForURL((u) => u.pathname === '/channel')
+    const offer = page.getByRole('dialog', { name: 'New models without a price (1)' })
+    await offer.waitFor()
+    t.match(await offer.innerText(), /refuses requests for a model without a ratio or a price: my-model\./, 'saved with an unpriced model, root is offered to price it')
+    await screenshot(page, 'channel-price-offer-1280')
+    await offer.getByRole('button', { name: 'Set prices' }).click()
+    const editor = page.getByRole('dialog', { name: 'Add a model' })
+    await editor.waitFor()
+    t.equal(await editor.getByLabel('Model name').inputValue(), 'my-model', 'the price editor opens on the model')
+    await editor.getByRole('button', { name: 'Cancel' }).click()
+    await page.goto('/channel')
 
     const stored = await channelOf('primary')
     primaryId = stored.id
@@ -205,6 +215,8 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     const abilities = await db.selectFrom('abilities').select('enabled').where('channel_id', 'in', [primaryId, copyId]).execute()
     t.ok(abilities.every((a) => !a.enabled), 'their routing is off')
     await page.getByLabel('Group by tag').uncheck()
+    // The grouped rows (the tag's children included) stay until the flat list arrives.
+    await tagRow.waitFor({ state: 'detached' })
   })
 
   await t.test('priority and weight are edited in the row', async (t) => {
@@ -270,7 +282,19 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await form.getByLabel('Keys, one per line').fill('sk-b1\nsk-b2')
     await form.getByRole('button', { name: 'Create' }).click()
     await toast('2 channels created').waitFor()
-    const made = await db.selectFrom('channels').select(['id', 'group', 'priority', 'weight', 'auto_ban']).where('name', '=', 'batch').orderBy('id').execute()
+    const made = await db.selectFrom('channels').select(['id', 'group', 'priority', 'weight', 'auto_ban', 'models']).where('name', '=', 'batch').orderBy('id').execute()
+    // The filled models without a default price are offered for pricing (declined here).
+    const priced = await pageCall<string[]>(page, root.id, 'get', '/api/models/priced')
+    const unpriced = (made[0]?.models ?? '').split(',').filter((m) => !priced.includes(m))
+    const offer = page.getByRole('dialog', { name: /^New models without a price/ })
+    if (unpriced.length > 0) {
+      await offer.waitFor()
+      t.match(await offer.innerText(), `: ${unpriced.join(', ')}.`, 'the offer names the unpriced models')
+      await offer.getByRole('button', { name: 'Cancel' }).click()
+      await offer.waitFor({ state: 'detached' })
+    } else {
+      t.equal(await offer.count(), 0, 'with every model priced nothing is offered')
+    }
     t.equal(made.length, 2)
     t.ok(made.every((c) => c.group === 'default' && c.priority === 0 && c.weight === 0 && c.auto_ban === 1), 'the channel defaults')
 
@@ -348,6 +372,32 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await until(async () => await dialog.evaluate((el) => getComputedStyle(el.parentElement!).opacity === '1'))
     t.equal(await overflow(narrow), 0, 'the tag dialog fits')
     await screenshot(narrow, 'channel-tag-dialog-600')
+  })
+
+  await t.test('a row\'s actions stay in view at 1280 and 600 px, however long its name and groups', async (t) => {
+    await db.updateTable('channels').set({ name: 'primary-openai-compatible-upstream-eu-west', group: 'default,enterprise-customers,research-lab' }).where('id', '=', primaryId).execute()
+    for (const viewport of [DESKTOP, NARROW]) {
+      const view = viewport === DESKTOP ? page : await openPage(t, browser, system.url, { viewport })
+      if (viewport !== DESKTOP) await signIn(view, 'root', '123456')
+      await view.goto('/channel')
+      const row = view.getByTestId(`channel-row-${primaryId}`)
+      await row.getByText('research-lab').waitFor()
+      for (const name of ['Edit', 'Copy', 'Delete']) {
+        const box = await row.getByRole('button', { name, exact: true }).boundingBox()
+        t.ok(box !== null && box.x >= 0 && box.x + box.width <= viewport.width, `${viewport.width}px: ${name} is in view`)
+      }
+      await screenshot(view, `channel-actions-${viewport.width}`)
+      // Scrolled sideways, the actions stay where they were, over the other columns.
+      const before = await row.getByRole('button', { name: 'Delete', exact: true }).boundingBox()
+      await view.getByRole('table', { name: 'Channels' }).evaluate((table) => { table.parentElement!.scrollLeft = 10_000 })
+      const after = await row.getByRole('button', { name: 'Delete', exact: true }).boundingBox()
+      t.equal(Math.round(after?.x ?? -1), Math.round(before?.x ?? -2), `${viewport.width}px: the actions column does not move when the table scrolls`)
+      await row.getByRole('button', { name: 'Edit', exact: true }).click()
+      await view.waitForURL((u) => u.pathname === `/channel/edit/${primaryId}`)
+      t.pass(`${viewport.width}px: and it can be pressed`)
+      await view.goto('/channel')
+    }
+    await db.updateTable('channels').set({ name: 'primary', group: 'default' }).where('id', '=', primaryId).execute()
   })
 
   await t.test('delete disabled removes the disabled and auto-disabled channels and tells how many', async (t) => {

@@ -175,6 +175,9 @@ t.test('registers through an invite link with an email code, logs in and out, at
     await page.getByRole('button', { name: 'Register', exact: true }).click()
     await toast(page, 'success', 'Registered')
     await page.waitForURL('**/login')
+    // The URL changes before the login screen's code has loaded: until then the register form
+    // (with its own username and password fields) is still the one on screen.
+    await page.locator('input[name=password2]').waitFor({ state: 'detached' })
 
     const row = await userRow(username)
     t.equal(row?.inviter_id, root.id, 'the new account records root as its inviter')

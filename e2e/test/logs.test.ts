@@ -1,5 +1,6 @@
 import { createDb } from '@modelgate/db'
 import t from 'tap'
+import type { Page } from 'playwright-core'
 import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
@@ -95,7 +96,11 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
     const earliest = Date.parse(await page.getByLabel('Start time').getAttribute('min') ?? '')
     t.ok(Math.abs(earliest - (Date.now() - 3 * 86_400_000)) < 600_000, 'the start time picker stops 3 days back')
     t.equal(await page.getByRole('columnheader', { name: 'Channel' }).count(), 0, 'no channel column for users')
-    t.equal(await page.getByRole('cell', { name: 'Stream', exact: true }).count(), 2, 'two streamed requests flagged')
+    // What an operator reads first leads, and at 1280 px nothing needs scrolling sideways.
+    t.same((await page.getByTestId('log-table').getByRole('columnheader').allInnerTexts()).slice(1, 4).map((h) => h.trim()), ['Time', 'Model', 'Quota'], `${w}px: time, model and quota come first`)
+    t.ok(await headerInView(page, 'Quota'), `${w}px: the quota column is in view`)
+    if (w === DESKTOP.width) t.ok(await fitsWidth(page), '1280px: the table fits without scrolling sideways')
+    t.equal(await page.getByRole('columnheader', { name: 'Stream', exact: true }).count(), 0, `${w}px: the timings and the stream flag wait for a wider window`)
 
     const gpt4o = rows.filter({ has: page.getByRole('cell', { name: 'gpt-4o', exact: true }) }).first()
     await gpt4o.getByRole('button', { name: 'Show billing details' }).click()
@@ -105,6 +110,7 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
     t.match(await formula.innerText(), '(prompt 1000 + completion 500 × completion ratio 4) × model ratio 1.25 × group ratio 1 = 3750', 'the breakdown shows the formula')
     await page.getByText('Charged: 3750 quota units ($0.0075)').waitFor()
     await page.getByText('Model ratio: 1.25').waitFor()
+    t.match(await page.locator('.MuiCollapse-entered').innerText(), /Use time: \d+ s[\s\S]*Answer: (Stream|Non-stream)/, 'the details show the timings and whether it streamed')
     t.equal(await page.getByText('Channels tried').count(), 0, 'retried channels are for admins only')
     await screenshot(page, `log-user-${w}`)
     await noOverflow(t, page, `${w}px /log`)
@@ -133,6 +139,8 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
     await admin.getByRole('columnheader', { name: 'Channel' }).waitFor()
     t.equal(await admin.getByTestId('log-retention').count(), 0, 'admins see every day, without the 3-day caption')
     t.equal(await admin.getByLabel('Start time').getAttribute('min'), null, 'nor a limited picker')
+    t.ok(await headerInView(admin, 'Quota'), `${w}px: the admin's quota column is in view`)
+    if (w === DESKTOP.width) t.ok(await fitsWidth(admin), '1280px: the admin\'s table fits without scrolling sideways')
     await admin.getByLabel('Username').fill('alice')
     await admin.getByLabel('Channel ID').fill(String(channel!.id))
     await admin.getByLabel('Log type').click()
@@ -176,3 +184,17 @@ t.test('logs and dashboard from really relayed requests, for a user and for an a
   await page.getByTestId('detail-disabled').waitFor()
   t.pass('with data export off the dashboard explains why it is empty')
 })
+
+/** Whether the header `name` of the log table is inside the window, with the table scrolled to its start. */
+async function headerInView (page: Page, name: string): Promise<boolean> {
+  const box = await page.getByTestId('log-table').getByRole('columnheader', { name, exact: true }).boundingBox()
+  return box !== null && box.x >= 0 && box.x + box.width <= (page.viewportSize()?.width ?? 0)
+}
+
+/** Whether the log table's box shows every column without scrolling sideways. */
+async function fitsWidth (page: Page): Promise<boolean> {
+  return await page.getByTestId('log-table').evaluate((table) => {
+    const box = table.parentElement
+    return box !== null && box.scrollWidth <= box.clientWidth
+  })
+}

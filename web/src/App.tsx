@@ -12,6 +12,7 @@ import { VerificationProvider } from './components/VerifyDialog'
 import { AppLayout } from './layout/AppLayout'
 import { usePersistentState } from './lib/usePersistentState'
 import { NotFoundPage } from './resources/home/NotFoundPage'
+import { SetupGate } from './resources/setup/SetupGate'
 import { PUBLIC, ROUTES } from './routes'
 import { buildTheme, type ThemeChoice } from './theme'
 
@@ -29,6 +30,7 @@ export function App () {
           <NotifyProvider>
             <AuthProvider>
               <VerificationProvider>
+              <SetupGate />
               <Routes>
                 <Route element={<AppLayout themeChoice={choice} onThemeChoice={setChoice} />}>
                   {ROUTES.map(({ path, role, page: Page }) => (

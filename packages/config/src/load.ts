@@ -41,7 +41,8 @@ function shown (schema: TSchema, value: unknown): string {
 /**
  * Reads the variables named by `schema` from `env`, applies defaults, converts strings to the
  * declared types and validates. Empty strings count as unset. Secrets (`secret: true` in the
- * schema) that are placeholders (see placeholderSecret) are refused. Returns a frozen object or
+ * schema) that are placeholders (see placeholderSecret) are refused; values listed in a schema's
+ * `accepts` are taken as they are. Returns a frozen object or
  * throws one ConfigError naming every bad variable.
  */
 export function loadConfig<S extends TObject> (service: string, schema: S, env: Env = process.env): Readonly<Static<S>> {
@@ -57,6 +58,8 @@ export function loadConfig<S extends TObject> (service: string, schema: S, env: 
       if (schema.required?.includes(name) === true) problems.push({ name, problem: `is required (${expectation(propSchema)})` })
       continue
     }
+    // Values the schema names as accepted as they are (the well-known default root password).
+    if ((propSchema as { accepts?: readonly unknown[] }).accepts?.includes(value[name]) === true) continue
     if (!Value.Check(propSchema, value[name])) {
       problems.push({ name, problem: `${expectation(propSchema)} (got ${shown(propSchema, raw[name])})` })
       continue

@@ -89,7 +89,7 @@ export const controlPlaneConfigSchema = Type.Object({
   SESSION_SECRET: secret('signs console sessions'),
   CRYPTO_SECRET: secret('encrypts token keys and channel keys'),
   TRUST_PROXY: trustProxy('loopback,linklocal,uniquelocal', 'proxies (the gateway) whose X-Forwarded-For and X-Forwarded-Proto are believed, or how many hops of them; 0 = none'),
-  INITIAL_ROOT_PASSWORD: Type.Optional(Type.String({ minLength: 8, maxLength: 20, secret: true, description: 'must be 8-20 characters (password of the root account created on first start; unset: 123456, flagged as default)' })),
+  INITIAL_ROOT_PASSWORD: Type.Optional(Type.String({ minLength: 8, maxLength: 20, secret: true, accepts: ['123456'], description: 'must be 8-20 characters, or 123456 (password of the root account created on first start on an empty database; 123456 is the well-known default, flagged until changed; unset: no account is created and the console asks for the first one)' })),
   WEB_DIST_DIR: Type.Optional(Type.String({ minLength: 1, description: 'must be a directory holding the built console' })),
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, maximum: 8760, default: 720, description: 'must be hours 1-8760 (console session lifetime)' }),
   GITHUB_OAUTH_URL: httpUrl('https://github.com', 'GitHub OAuth authorize/token base'),
@@ -125,6 +125,8 @@ export const stackConfigSchema = Type.Object({
   LOCAL_REDIS_PORT: port(6379, 'Redis started by npm start'),
   SESSION_SECRET: Type.Optional(secret('signs console sessions')),
   CRYPTO_SECRET: Type.Optional(secret('encrypts token keys and channel keys')),
+  INITIAL_ROOT_PASSWORD: controlPlaneConfigSchema.properties.INITIAL_ROOT_PASSWORD,
+  FIRST_RUN_SETUP: bool(false, 'true: npm start makes no root / 123456 on an empty database and the console asks for the first account; ignored when INITIAL_ROOT_PASSWORD is set'),
   LOG_LEVEL: logLevel
 })
 export type StackConfig = Static<typeof stackConfigSchema>

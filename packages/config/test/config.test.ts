@@ -97,4 +97,8 @@ t.test('placeholder secrets and passwords stop every service with a message nami
     t.equal(loadGatewayConfig({ ...good, SESSION_SECRET: value }).SESSION_SECRET, value)
   }
   t.equal(loadControlPlaneConfig({ ...good, INITIAL_ROOT_PASSWORD: 'Init1al-Passw0rd' }).INITIAL_ROOT_PASSWORD, 'Init1al-Passw0rd', 'a chosen password passes')
+  t.equal(loadControlPlaneConfig({ ...good, INITIAL_ROOT_PASSWORD: '123456' }).INITIAL_ROOT_PASSWORD, '123456', 'the well-known default is taken as it is (flagged by the control plane)')
+  t.same((t.throws(() => loadControlPlaneConfig({ ...good, INITIAL_ROOT_PASSWORD: '1234567' })) as ConfigError).variables, ['INITIAL_ROOT_PASSWORD'], 'only that exact default is let through')
+  t.equal(loadStackConfig({ FIRST_RUN_SETUP: 'true' }).FIRST_RUN_SETUP, true, 'npm start\'s first-run setup switch')
+  t.equal(loadStackConfig({}).FIRST_RUN_SETUP, false)
 })

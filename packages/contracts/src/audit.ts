@@ -78,7 +78,7 @@ export const AUDIT_ACTIONS = [
   'channel.create', 'channel.update', 'channel.delete', 'channel.tag.update', 'channel.tag.status',
   'channel.key.status', 'channel.key.reveal',
   'user.create', 'user.update', 'user.promote', 'user.demote', 'user.enable', 'user.disable', 'user.delete', '2fa.reset',
-  'redemption.create', 'redemption.update', 'redemption.delete',
+  'redemption.create', 'redemption.update', 'redemption.delete', 'topup.complete',
   'option.update', 'log.delete',
   'oauth_provider.create', 'oauth_provider.update', 'oauth_provider.delete'
 ] as const

@@ -72,6 +72,35 @@ export const OPTION_DEFAULTS = {
   Price: '7.3',
   MinTopUp: '1',
   TopupGroupRatio: '{}',
+  /** Stripe Checkout top-up (new-api's names): on once the secret key and webhook secret are set. */
+  StripeApiSecret: '',
+  StripeWebhookSecret: '',
+  /** A Stripe Price to sell (quantity = units); empty: the sum is sent as price_data. */
+  StripePriceId: '',
+  /** Price of one top-up unit in the currency's major unit (decimal). */
+  StripeUnitPrice: '8.0',
+  StripeMinTopUp: '1',
+  StripePromotionCodesEnabled: 'false',
+  /** ISO 4217 code, lower case. */
+  StripeCurrency: 'usd',
+  /** Empty: Stripe's own API; else an http(s) base URL (a stand-in or a proxy). */
+  StripeApiBase: '',
+  /** Whether a refund (or a lost dispute) takes the credited quota back. */
+  StripeRefundDeductsQuota: 'true',
+  /**
+   * Creem top-up (new-api's names): on once the API key, the webhook secret and at least one
+   * product are set. Each product credits its `quota` when paid.
+   */
+  CreemApiKey: '',
+  CreemWebhookSecret: '',
+  /** Creem's test API (https://test-api.creem.io) instead of the live one. */
+  CreemTestMode: 'false',
+  /** JSON array of top-up products: {name, productId, price, currency, quota}, price in major units. */
+  CreemProducts: '[]',
+  /** Empty: Creem's own API (by CreemTestMode); else an http(s) base URL (a stand-in or a proxy). */
+  CreemApiBase: '',
+  /** Whether a refund takes the credited quota back. */
+  CreemRefundDeductsQuota: 'true',
   RetryTimes: '0',
   ModelRequestRateLimitEnabled: 'false',
   ModelRequestRateLimitDurationMinutes: '1',
@@ -80,12 +109,18 @@ export const OPTION_DEFAULTS = {
   QuotaForNewUser: '0',
   QuotaForInviter: '0',
   QuotaForInvitee: '0',
+  /** new-api's daily check-in: off by default; each check-in credits a uniform draw from min to max quota units. */
+  'checkin_setting.enabled': 'false',
+  'checkin_setting.min_quota': '1000',
+  'checkin_setting.max_quota': '10000',
   PreConsumedQuota: '500',
   QuotaRemindThreshold: '1000',
   ChannelDisableThreshold: '5',
   AutomaticDisableChannelEnabled: 'true',
   AutomaticEnableChannelEnabled: 'false',
   LogConsumeEnabled: 'true',
+  /** new-api's: also log (quota 0) the relay requests refused once the caller is known. */
+  ErrorLogEnabled: 'false',
   LogRetentionDays: '0',
   AuditLogRetentionDays: '365',
   CheckSensitiveEnabled: 'false',
@@ -107,7 +142,8 @@ export type OptionKey = keyof typeof OPTION_DEFAULTS
 /** Options whose values are credentials: the API says only whether they are set. */
 export const SECRET_OPTIONS: ReadonlySet<OptionKey> = new Set<OptionKey>([
   'SMTPToken', 'GitHubClientSecret', 'LinuxDOClientSecret', 'EpayKey', 'TelegramBotToken',
-  'WorkerValidKey', 'TurnstileSecretKey', 'WeChatServerToken'
+  'WorkerValidKey', 'TurnstileSecretKey', 'WeChatServerToken', 'StripeApiSecret', 'StripeWebhookSecret',
+  'CreemApiKey', 'CreemWebhookSecret'
 ])
 
 

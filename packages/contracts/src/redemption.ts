@@ -123,3 +123,20 @@ export const TopUpPayResponse = Type.Object({
   url: Type.Optional(Type.String())
 })
 export type TopUpPayResponse = Static<typeof TopUpPayResponse>
+
+/** `POST /api/user/stripe/amount`: a whole number of top-up units, at least StripeMinTopUp. */
+export const StripeAmountBody = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: 10_000_000 })
+})
+export type StripeAmountBody = Static<typeof StripeAmountBody>
+
+/** `POST /api/user/stripe/pay`. */
+export const StripePayBody = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+  payment_method: Type.Literal('stripe')
+})
+export type StripePayBody = Static<typeof StripePayBody>
+
+/** `POST /api/user/stripe/pay`: the Checkout page the browser is sent to. */
+export const StripePayResponse = ApiEnvelope(Type.Object({ pay_link: Type.String() }))
+export type StripePayResponse = Static<typeof StripePayResponse>

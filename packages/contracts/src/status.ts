@@ -42,6 +42,12 @@ export const StatusData = Type.Object({
   min_topup: Type.Number(),
   price: Type.Number(),
   enable_online_topup: Type.Boolean(),
+  /** Stripe Checkout top-up is configured (secret key, webhook secret, server address). */
+  enable_stripe_topup: Type.Boolean(),
+  stripe_min_topup: Type.Number(),
+  /** Price of one unit in the Stripe currency's major unit. */
+  stripe_unit_price: Type.Number(),
+  stripe_currency: Type.String(),
   /** Enabled OpenID Connect / OAuth 2.0 providers the super admin added, one sign-in button each. */
   custom_oauth_providers: Type.Optional(Type.Array(PublicCustomOAuthProvider))
 })

@@ -4,8 +4,10 @@ import Type, { type Static } from 'typebox'
 export const USAGE_QUEUE = 'usage'
 
 /**
- * One admitted relay request, whatever its outcome. The job id is the request id, so a retried
- * publish never creates a second event, and settlement is idempotent by the same id.
+ * One admitted relay request, whatever its outcome; or, with the ErrorLogEnabled option on, one
+ * relay request refused after its caller was known (outcome `refused`: nothing was reserved,
+ * quota 0; settlement writes its error log row and nothing else). Settlement is idempotent by
+ * the request id.
  */
 export const UsageEvent = Type.Object({
   request_id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -39,10 +41,14 @@ export const UsageEvent = Type.Object({
   audio_completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Quota units reserved at admission (to be corrected in Redis). */
   reserved: Type.Integer({ minimum: 0 }),
-  /** Quota units actually owed; 0 for a request that failed before any answer. */
+  /** Quota units actually owed; 0 for a request that failed before any answer, and for a refused one. */
   quota: Type.Integer({ minimum: 0 }),
-  /** success: answered; failed: no answer (nothing billed); aborted: the client left mid-stream (partial bill). */
-  outcome: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('aborted')]),
+  /**
+   * success: answered; failed: no answer (nothing billed); aborted: the client left mid-stream
+   * (partial bill); refused: never admitted (nothing reserved, nothing billed, only logged; sent
+   * only while ErrorLogEnabled is on).
+   */
+  outcome: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('aborted'), Type.Literal('refused')]),
   /** Whether the usage came from the upstream or was counted by the gateway. */
   usage_source: Type.Union([Type.Literal('upstream'), Type.Literal('counted'), Type.Literal('none')]),
   /** The price details used (model_ratio, completion_ratio, group_ratio, model_price, ...). */
@@ -63,6 +69,16 @@ export const UsageEvent = Type.Object({
       code: Type.Optional(Type.String()),
       message: Type.String()
     }))
+  })),
+  /**
+   * The entitlement item of a subscription that paid, chosen at admission by the user's billing
+   * preference; absent when the wallet paid. quota_type 1 items count requests, 0 quota units.
+   */
+  paid_by: Type.Optional(Type.Object({
+    item_id: Type.Integer({ minimum: 1 }),
+    subscription_id: Type.Integer({ minimum: 1 }),
+    plan_title: Type.String({ maxLength: 256 }),
+    quota_type: Type.Union([Type.Literal(0), Type.Literal(1)])
   })),
   /** W3C trace context of the relay request (only when tracing is on): the settlement span continues its trace. */
   traceparent: Type.Optional(Type.String({ maxLength: 128 }))

@@ -74,13 +74,14 @@ t.test('schema holds every entity with 64-bit quota columns', async (t) => {
     select table_name as t from information_schema.tables
     where table_schema = 'public' and table_name not like 'logs\\_%' and table_name not like 'audit\\_logs\\_%' and table_name not like 'kysely%' order by 1`.execute(db)
   t.same(tables.rows.map((r) => r.t), [
-    'abilities', 'audit_logs', 'channels', 'custom_oauth_links', 'custom_oauth_providers', 'logs', 'midjourneys', 'options', 'passkeys', 'quota_data', 'redemptions', 'settlements', 'tasks', 'tokens', 'top_ups', 'two_factor_auth', 'two_factor_backup_codes', 'user_sessions', 'users'
+    'abilities', 'audit_logs', 'channels', 'checkins', 'creem_events', 'custom_oauth_links', 'custom_oauth_providers', 'logs', 'midjourneys', 'options', 'passkeys', 'quota_data', 'redemptions', 'settlements', 'stripe_events', 'subscription_orders', 'subscription_plan_items', 'subscription_plans', 'tasks', 'tokens', 'top_ups', 'two_factor_auth', 'two_factor_backup_codes', 'user_sessions', 'user_subscription_items', 'user_subscriptions', 'users'
   ])
   const quotaCols = await sql<{ c: string, d: string }>`
     select table_name || '.' || column_name as c, data_type as d from information_schema.columns
-    where table_schema = 'public' and (column_name like '%quota%') and table_name not like 'logs\\_%' order by 1`.execute(db)
+    where table_schema = 'public' and (column_name like '%quota%' or column_name like 'amount\\_%') and table_name not like 'logs\\_%' order by 1`.execute(db)
   for (const col of quotaCols.rows) {
-    if (col.c === 'tokens.unlimited_quota') continue
+    // A flag and a kind, not amounts.
+    if (col.c === 'tokens.unlimited_quota' || col.c.endsWith('.quota_type')) continue
     t.equal(col.d, 'bigint', `${col.c} is bigint`)
   }
 

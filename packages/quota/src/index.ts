@@ -5,9 +5,12 @@ import type { Redis } from 'ioredis'
  * (ARCHITECTURE.md invariant 1): a balance key holds the Postgres balance minus the reservations of
  * requests not yet settled, and can always be rebuilt from Postgres.
  *
- * Keys (under the client's keyPrefix): `bal:u:<userId>`, `bal:t:<tokenId>`, `resv:<requestId>`.
+ * Keys (under the client's keyPrefix): `bal:u:<userId>`, `bal:t:<tokenId>`, `bal:e:<itemId>` (what is
+ * left of a subscription's entitlement item), `resv:<requestId>`.
  */
-export const balanceKey = (kind: 'user' | 'token', id: number): string => `bal:${kind === 'user' ? 'u' : 't'}:${id}`
+export type BalanceKind = 'user' | 'token' | 'entitlement'
+const KIND_TAG: Record<BalanceKind, string> = { user: 'u', token: 't', entitlement: 'e' }
+export const balanceKey = (kind: BalanceKind, id: number): string => `bal:${KIND_TAG[kind]}:${id}`
 export const reservationKey = (requestId: string): string => `resv:${requestId}`
 
 /** Keys of the admission limits: in-flight leases per user and token, request/token rates per token. */
@@ -16,8 +19,14 @@ export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
 
 // Each reservation checks both balances and takes the amount from both, or from neither
 // (ARCHITECTURE.md invariant 2); missing balances are reported so the caller can load them. One run
-// takes any number of reservations (keys in sixes, arguments in twelves), one after another, so
+// takes any number of reservations (keys in sevens, arguments in fifteens), one after another, so
 // the reservations of a busy moment cost one command instead of one each.
+//
+// The payer is the user's wallet or, by the user's billing preference (the mode: 0 wallet only,
+// 1 entitlement first, 2 wallet first, 3 entitlement only), an entitlement item of an active
+// subscription (its own balance key, the cost in the item's unit: quota, or 1 for a request). The
+// token's balance is a spending cap on the key whatever pays, so it is always checked and taken.
+// The reservation record names the item and its cost, so settlement corrects the right balance.
 //
 // The same run enforces the admission limits, so they cost no round trip of their own: a user's
 // and a token's requests in flight (a sorted set of leases scored by expiry, so a crashed
@@ -48,7 +57,7 @@ local function wait_ms (prev, cur, need, limit, into)
   if prev <= 0 then return 0 end
   return math.max(0, 60000 * (1 - (limit - cur - need) / prev) - into)
 end
-local function reserve (uk, tk, rk, ulk, tlk, qk, text, unlimited, ttl, uid, tid, ulim, tlim, rpm, tpm, est, lease, rid)
+local function reserve (uk, tk, rk, ulk, tlk, qk, ek, text, unlimited, ttl, uid, tid, ulim, tlim, rpm, tpm, est, lease, rid, mode, ecost, item)
   local amount = tonumber(text)
   if redis.call('EXISTS', rk) == 1 then return {'DUP', 0, 0} end
   local ub = redis.call('GET', uk)
@@ -83,11 +92,25 @@ local function reserve (uk, tk, rk, ulk, tlk, qk, text, unlimited, ttl, uid, tid
       return {'TPM', ub, tb, math.max(1, math.ceil(wait_ms(pt, t, math.min(est, tpm), tpm, into) / 1000))}
     end
   end
-  if ub <= 0 or ub < amount then return {'NO_USER', ub, tb} end
+  local wallet = ub > 0 and ub >= amount
+  if mode == 0 and not wallet then return {'NO_USER', ub, tb} end
   if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
-  redis.call('DECRBY', uk, text)
+  local paid = 0
+  if mode ~= 0 and not (mode == 2 and wallet) then
+    local eb = redis.call('GET', ek)
+    if not eb then return {'MISS_ENT', ub, tb} end
+    eb = tonumber(eb)
+    if eb > 0 and eb >= ecost then paid = item end
+  end
+  if paid == 0 then
+    if mode == 3 then return {'NO_ENT', ub, tb} end
+    if not wallet then return {'NO_USER', ub, tb} end
+  end
+  if paid == 0 then redis.call('DECRBY', uk, text) else redis.call('DECRBY', ek, ecost) end
   if not unlimited then redis.call('DECRBY', tk, text) end
-  redis.call('SET', rk, text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid .. '|' .. now(), 'EX', ttl)
+  local record = text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid .. '|' .. now()
+  if paid ~= 0 then record = record .. '|' .. item .. '|' .. ecost end
+  redis.call('SET', rk, record, 'EX', ttl)
   if ulim > 0 then
     redis.call('ZADD', ulk, now() + lease, rid)
     redis.call('PEXPIRE', ulk, lease * 2)
@@ -96,20 +119,23 @@ local function reserve (uk, tk, rk, ulk, tlk, qk, text, unlimited, ttl, uid, tid
     redis.call('ZADD', tlk, now() + lease, rid)
     redis.call('PEXPIRE', tlk, lease * 2)
   end
+  local left = ub
+  if paid == 0 then left = ub - amount end
   if w then
     redis.call('HSET', qk, 'w', w, 'c', c + 1, 't', t + est, 'pc', pc, 'pt', pt)
     redis.call('PEXPIRE', qk, 120000)
-    return {'OK', ub - amount, tb - amount, w}
+    return {'OK', left, tb - amount, w, paid}
   end
-  return {'OK', ub - amount, tb - amount}
+  return {'OK', left, tb - amount, -1, paid}
 end
 local out = {}
-for i = 1, #KEYS / 6 do
-  local k = 6 * i - 5
-  local a = 12 * i - 11
-  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[a], ARGV[a + 1] == '1',
+for i = 1, #KEYS / 7 do
+  local k = 7 * i - 6
+  local a = 15 * i - 14
+  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[a], ARGV[a + 1] == '1',
     tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]),
-    tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9]), tonumber(ARGV[a + 10]), ARGV[a + 11])
+    tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9]), tonumber(ARGV[a + 10]), ARGV[a + 11], tonumber(ARGV[a + 12]),
+    tonumber(ARGV[a + 13]), tonumber(ARGV[a + 14]))
 end
 return out
 `
@@ -156,24 +182,30 @@ return 0
 `
 
 // Gives back (reserved - actual), or takes the shortfall, exactly once per reservation; for
-// each reservation of the call (keys in threes, one actual cost each): {1, delta} or {0, 0}
-// when it was settled already or has expired.
+// each reservation of the call (keys in fours: the reservation, the user's, the token's and the
+// entitlement item's balances; arguments in twos: the actual cost in quota, and in the item's
+// unit): {1, delta} or {0, 0} when it was settled already or has expired. The payer's balance
+// (the wallet, or the item the record names) gets its difference, the token's always.
 const SETTLE = `
 local out = {}
-for i = 1, #ARGV do
-  local k = 3 * i - 2
+for i = 1, #KEYS / 4 do
+  local k = 4 * i - 3
   local r = redis.call('GET', KEYS[k])
   if not r then
     out[i] = {0, 0}
   else
-    local sep = string.find(r, '|', 1, true)
-    local reserved = tonumber(string.sub(r, 1, sep - 1))
-    local unlimited = string.sub(r, sep + 1, sep + 1) == '1'
-    local delta = reserved - tonumber(ARGV[i])
-    if delta ~= 0 then
-      if redis.call('EXISTS', KEYS[k + 1]) == 1 then redis.call('INCRBY', KEYS[k + 1], delta) end
-      if not unlimited and redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('INCRBY', KEYS[k + 2], delta) end
+    local f = {}
+    for part in string.gmatch(r, '[^|]+') do f[#f + 1] = part end
+    local reserved = tonumber(f[1])
+    local unlimited = f[2] == '1'
+    local delta = reserved - tonumber(ARGV[2 * i - 1])
+    if f[6] then
+      local edelta = tonumber(f[7]) - tonumber(ARGV[2 * i])
+      if edelta ~= 0 and redis.call('EXISTS', KEYS[k + 3]) == 1 then redis.call('INCRBY', KEYS[k + 3], edelta) end
+    elseif delta ~= 0 and redis.call('EXISTS', KEYS[k + 1]) == 1 then
+      redis.call('INCRBY', KEYS[k + 1], delta)
     end
+    if delta ~= 0 and not unlimited and redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('INCRBY', KEYS[k + 2], delta) end
     redis.call('DEL', KEYS[k])
     out[i] = {1, delta}
   end
@@ -187,8 +219,9 @@ return false
 `
 
 export type ReserveOutcome =
-  | { ok: true, userBalance: number, tokenBalance: number, lease?: Lease }
-  | { ok: false, reason: 'user_quota' | 'token_quota' | 'duplicate', userBalance: number, tokenBalance: number }
+  /** `paidBy`: the entitlement item that pays, absent when the wallet does. */
+  | { ok: true, userBalance: number, tokenBalance: number, lease?: Lease, paidBy?: number }
+  | { ok: false, reason: 'user_quota' | 'token_quota' | 'entitlement_quota' | 'duplicate', userBalance: number, tokenBalance: number }
   | { ok: false, reason: LimitReason, userBalance: number, tokenBalance: number, retryAfterS: number }
 
 /** Admission limits refused: the user's or the token's requests in flight, the token's requests or tokens per minute. */
@@ -230,12 +263,32 @@ export interface ReserveRequest {
   loadToken: () => Promise<number>
   /** Admission limits checked in the same script run; none when absent. */
   limits?: AdmissionLimits
+  /** An entitlement item that may pay instead of the wallet; the wallet alone when absent. */
+  entitlement?: EntitlementCharge
 }
 
-type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string, userLeases: string, tokenLeases: string, tokenRate: string]
+/** Which pays first, the wallet or an entitlement item (the user's billing preference). */
+export type PayOrder = 'entitlement_first' | 'wallet_first' | 'entitlement_only'
+const PAY_MODE: Record<PayOrder, number> = { entitlement_first: 1, wallet_first: 2, entitlement_only: 3 }
+
+/** An entitlement item offered to pay a reservation. */
+export interface EntitlementCharge {
+  itemId: number
+  /** What the request costs the item, in its unit (quota units, or 1 for an item counted in requests). */
+  cost: number
+  order: PayOrder
+  /** The item's balance in Postgres (total - used), read only when Redis has none. */
+  load: () => Promise<number>
+  /** How long a loaded balance may stay cached (the subscription's end, plus a margin). */
+  ttlSeconds: number
+}
+
+type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string, userLeases: string, tokenLeases: string, tokenRate: string, entitlement: string]
 type ReserveArgs = readonly [amount: number, unlimited: '1' | '0', ttl: number, userId: number, tokenId: number,
-  userConcurrency: number, tokenConcurrency: number, rpm: number, tpm: number, tokens: number, leaseMs: number, member: string]
-type ReserveReply = [string, number, number, number?]
+  userConcurrency: number, tokenConcurrency: number, rpm: number, tpm: number, tokens: number, leaseMs: number, member: string,
+  mode: number, entitlementCost: number, itemId: number]
+/** Status, user balance, token balance, then the minute counted in (-1: none) or a retry delay, and the paying item (0: the wallet). */
+type ReserveReply = [string, number, number, number?, number?]
 interface PendingReserve { keys: ReserveKeys, args: ReserveArgs, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
 
 interface Scripts {
@@ -278,6 +331,18 @@ function scriptInput<T> (batch: readonly T[], keysOf: (item: T) => readonly stri
   return [keys, args]
 }
 
+/** One reservation to settle: its actual cost, and the entitlement item that paid, if one did. */
+export interface SettleItem {
+  requestId: string
+  userId: number
+  tokenId: number
+  /** Quota units owed. */
+  actual: number
+  itemId?: number
+  /** The actual cost in the item's unit; `actual` when absent. */
+  itemActual?: number
+}
+
 /** An open reservation: what a request holds until it is settled. */
 export interface OpenReservation {
   requestId: string
@@ -287,6 +352,9 @@ export interface OpenReservation {
   tokenId: number
   /** When it was taken (unix ms, Redis' clock); absent on reservations taken before this was recorded. */
   reservedAt?: number
+  /** The entitlement item paying, and what it holds in the item's unit; absent when the wallet pays. */
+  itemId?: number
+  itemAmount?: number
 }
 
 /** Balances and reservations on one ioredis client (its keyPrefix applies). */
@@ -320,27 +388,33 @@ export class QuotaStore {
     this.#redis = redis as Redis & Scripts
   }
 
-  /** Holds `amount` against the user and the token, atomically; loads missing balances first. */
+  /**
+   * Holds `amount` against the user (or the entitlement item that pays) and the token,
+   * atomically; loads missing balances first.
+   */
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
+    const e = r.entitlement
     const keys = [
       balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId),
-      leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId)
+      leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId), balanceKey('entitlement', e?.itemId ?? 0)
     ] as const
     const l = r.limits ?? NO_LIMITS
     const tokens = Math.max(0, Math.trunc(l.tokens))
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, ub, tb, extra] = await this.#reserveScript(keys, [
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const [status, ub, tb, extra, paid] = await this.#reserveScript(keys, [
         r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId,
-        l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId
+        l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId,
+        e === undefined ? 0 : PAY_MODE[e.order], e?.cost ?? 0, e?.itemId ?? 0
       ])
       switch (status) {
         case 'OK': {
+          const paidBy = paid === undefined || Number(paid) === 0 ? {} : { paidBy: Number(paid) }
           const leased = l.userConcurrency > 0 || l.tokenConcurrency > 0
           const minute = extra === undefined ? -1 : Number(extra)
-          if (!leased && minute < 0) return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb) }
+          if (!leased && minute < 0) return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb), ...paidBy }
           const lease: Lease = { requestId: r.requestId, userId: r.userId, tokenId: r.tokenId, leased, tokens, minute }
           if (leased) this.#hold(lease)
-          return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb), lease }
+          return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb), lease, ...paidBy }
         }
         case 'USER_BUSY':
         case 'TOKEN_BUSY':
@@ -349,6 +423,7 @@ export class QuotaStore {
           return { ok: false, reason: LIMIT_REASONS[status]!, userBalance: Number(ub), tokenBalance: Number(tb), retryAfterS: Number(extra ?? 1) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_TOKEN': return { ok: false, reason: 'token_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
+        case 'NO_ENT': return { ok: false, reason: 'entitlement_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'DUP': return { ok: false, reason: 'duplicate', userBalance: 0, tokenBalance: 0 }
         case 'MISS_USER':
           // NX: when several gateways miss at once, the first load wins and none overwrites a live balance.
@@ -356,6 +431,9 @@ export class QuotaStore {
           break
         case 'MISS_TOKEN':
           await this.#redis.set(keys[1], String(await r.loadToken()), 'NX')
+          break
+        case 'MISS_ENT':
+          await this.#redis.set(keys[6], String(await e!.load()), 'EX', Math.max(60, Math.trunc(e!.ttlSeconds)), 'NX')
           break
         default: throw new Error(`unexpected reserve status ${status}`)
       }
@@ -434,44 +512,48 @@ export class QuotaStore {
 
   /**
    * Replaces the reservation of `requestId` by the actual cost: the difference goes back to (or
-   * is taken from) both balances. Returns the difference, or undefined when the reservation was
-   * already settled or has expired (a second call changes nothing).
+   * is taken from) the payer's and the token's balances. Returns the difference, or undefined
+   * when the reservation was already settled or has expired (a second call changes nothing).
    */
   async settle (requestId: string, userId: number, tokenId: number, actual: number): Promise<number | undefined> {
     return (await this.settleMany([{ requestId, userId, tokenId, actual }]))[0]
   }
 
-  /** {@link settle} for many reservations in one script run: one round trip for a whole batch. */
-  async settleMany (items: ReadonlyArray<{ requestId: string, userId: number, tokenId: number, actual: number }>): Promise<Array<number | undefined>> {
+  /**
+   * {@link settle} for many reservations in one script run: one round trip for a whole batch. A
+   * reservation paid by an entitlement item names it (`itemId`) with the actual cost in the
+   * item's unit (`itemActual`: quota units, or the requests counted).
+   */
+  async settleMany (items: readonly SettleItem[]): Promise<Array<number | undefined>> {
     if (items.length === 0) return []
-    const keys = items.flatMap((i) => [reservationKey(i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId)])
-    const out = await this.#redis.mgSettle(keys.length, ...keys, ...items.map((i) => i.actual))
+    const keys = items.flatMap((i) => [reservationKey(i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId), balanceKey('entitlement', i.itemId ?? 0)])
+    const out = await this.#redis.mgSettle(keys.length, ...keys, ...items.flatMap((i) => [i.actual, i.itemActual ?? i.actual]))
     return out.map(([ok, delta]) => (ok === 1 ? Number(delta) : undefined))
   }
 
   /** Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. */
-  async adjust (kind: 'user' | 'token', id: number, delta: number): Promise<void> {
+  async adjust (kind: BalanceKind, id: number, delta: number): Promise<void> {
     if (delta !== 0) await this.#redis.mgAdjust(balanceKey(kind, id), delta)
   }
 
   /** Sets a cached balance outright (reconciliation) */
-  async setBalance (kind: 'user' | 'token', id: number, value: number): Promise<void> {
+  async setBalance (kind: BalanceKind, id: number, value: number): Promise<void> {
     await this.#redis.set(balanceKey(kind, id), String(value))
   }
 
   /** The cached balance, or undefined when not cached. */
-  async balance (kind: 'user' | 'token', id: number): Promise<number | undefined> {
+  async balance (kind: BalanceKind, id: number): Promise<number | undefined> {
     const v = await this.#redis.get(balanceKey(kind, id))
     return v === null ? undefined : Number(v)
   }
 
   /** Sets `kind:id` to `value` only if it still holds `expected`; true when set. */
-  async compareAndSet (kind: 'user' | 'token', id: number, expected: number, value: number): Promise<boolean> {
+  async compareAndSet (kind: BalanceKind, id: number, expected: number, value: number): Promise<boolean> {
     return await this.#redis.mgCas(balanceKey(kind, id), String(expected), String(value)) === 1
   }
 
   /** Every cached balance of one kind (SCAN: does not block Redis). */
-  async cachedBalances (kind: 'user' | 'token'): Promise<Map<number, number>> {
+  async cachedBalances (kind: BalanceKind): Promise<Map<number, number>> {
     const out = new Map<number, number>()
     const prefix = this.#redis.options.keyPrefix ?? ''
     for await (const keys of this.#redis.scanStream({ match: `${prefix}${balanceKey(kind, 0).slice(0, -1)}*`, count: 500 }) as AsyncIterable<string[]>) {
@@ -495,19 +577,20 @@ export class QuotaStore {
       const names = keys.map((k) => k.slice(prefix.length))
       const values = await this.#redis.mget(...names)
       names.forEach((name, i) => {
-        const [amount, unlimited, userId, tokenId, at] = (values[i] ?? '').split('|')
+        const [amount, unlimited, userId, tokenId, at, item, itemAmount] = (values[i] ?? '').split('|')
         if (amount === undefined || userId === undefined) return
         out.push({
           requestId: name.slice('resv:'.length), amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0),
-          ...(at === undefined ? {} : { reservedAt: Number(at) })
+          ...(at === undefined ? {} : { reservedAt: Number(at) }),
+          ...(item === undefined ? {} : { itemId: Number(item), itemAmount: Number(itemAmount) })
         })
       })
     }
     return out
   }
 
-  /** Drops a cached balance so the next request loads it from Postgres. */
-  async forget (kind: 'user' | 'token', id: number): Promise<void> {
-    await this.#redis.del(balanceKey(kind, id))
+  /** Drops cached balances so the next request loads them from Postgres. */
+  async forget (kind: BalanceKind, ...ids: number[]): Promise<void> {
+    if (ids.length > 0) await this.#redis.del(...ids.map((id) => balanceKey(kind, id)))
   }
 }

@@ -1,5 +1,6 @@
-import { CHANNEL_STATUS, type ConfigChange, type OptionValues } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelStatus, type ConfigChange, type OptionValues } from '@modelgate/contracts'
 import {
+  type AutomaticChannelStatus,
   type Channel,
   type Database,
   type Kysely,
@@ -48,8 +49,8 @@ export interface KeyTestOutcome {
   ms: number
   /** Why it failed (or was too slow); empty when it passed. */
   message: string
-  /** 3 when this test auto-disabled the key, 1 when it re-enabled it. */
-  changedTo?: 1 | 3
+  /** autoDisabled when this test set the key aside, enabled when it re-enabled it. */
+  changedTo?: AutomaticChannelStatus
 }
 
 export type ChannelTestOutcome =
@@ -64,8 +65,8 @@ export type ChannelTestOutcome =
     message: string
     /** The model asked for, before the channel's model mapping. */
     model: string
-    /** 3 when this test auto-disabled the channel, 1 when it re-enabled it. */
-    changedTo?: 1 | 3
+    /** autoDisabled when this test auto-disabled the channel, enabled when it re-enabled it. */
+    changedTo?: AutomaticChannelStatus
     /** A multi-key channel: each key tested, in key order. */
     keys?: KeyTestOutcome[]
   }
@@ -146,7 +147,7 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
   }
 
   const fingerprints = keys.map(keyFingerprint)
-  const statusOf = (i: number): number => channel.key_states[fingerprints[i]!]?.status ?? 1
+  const statusOf = (i: number): ChannelStatus => channel.key_states[fingerprints[i]!]?.status ?? CHANNEL_STATUS.enabled
   const picked = keyIndex !== undefined ? [keyIndex] : keys.flatMap((_k, i) => statusOf(i) === CHANNEL_STATUS.disabled ? [] : [i])
   if (picked.length === 0) return { tested: false, reason: 'keys_disabled' }
   let keyStatesChanged = false
@@ -178,12 +179,12 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
   await recordChannelTest(deps.db, channel.id, ms)
   const outcome: ChannelTestOutcome = { tested: true, ok: passed !== undefined, ms, message: failed?.message ?? '', model: chosen, keys: results }
 
-  const statusAfter = (i: number): number => results.find((r) => r.index === i)?.changedTo ?? statusOf(i)
-  const enabledLeft = keys.some((_k, i) => statusAfter(i) === 1)
+  const statusAfter = (i: number): ChannelStatus => results.find((r) => r.index === i)?.changedTo ?? statusOf(i)
+  const enabledLeft = keys.some((_k, i) => statusAfter(i) === CHANNEL_STATUS.enabled)
   // A key an admin disabled passing says nothing about the keys the channel may use.
-  const usablePassed = results.some((r) => r.ok && statusAfter(r.index) === 1)
+  const usablePassed = results.some((r) => r.ok && statusAfter(r.index) === CHANNEL_STATUS.enabled)
   const wholeFailed = keyIndex === undefined && passed === undefined
-  let to: typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.autoDisabled | undefined
+  let to: AutomaticChannelStatus | undefined
   let reason = ''
   if (channel.status === CHANNEL_STATUS.enabled && mayDisable && failed !== undefined && (wholeFailed || !enabledLeft)) {
     to = CHANNEL_STATUS.autoDisabled
@@ -197,8 +198,8 @@ export async function testOneChannel (deps: ChannelTestDeps, channel: Channel, m
   return outcome
 }
 
-/** Moves the channel between 1 and 3 from the status read, and announces it; false when an admin changed it meanwhile. */
-async function changeChannelStatus (deps: ChannelTestDeps, channel: Channel, to: 1 | 3, reason: string): Promise<boolean> {
+/** Moves the channel between enabled and autoDisabled from the status read, and announces it; false when an admin changed it meanwhile. */
+async function changeChannelStatus (deps: ChannelTestDeps, channel: Channel, to: AutomaticChannelStatus, reason: string): Promise<boolean> {
   if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: channel.status, to, reason })) return false
   await deps.publish({ kind: 'channel', id: channel.id })
   return true
@@ -228,8 +229,8 @@ export async function testChannels (
       const outcome = await testOneChannel(deps, channel)
       if (!outcome.tested) continue
       result.tested++
-      if (outcome.changedTo === 3) result.disabled++
-      if (outcome.changedTo === 1) result.enabled++
+      if (outcome.changedTo === CHANNEL_STATUS.autoDisabled) result.disabled++
+      if (outcome.changedTo === CHANNEL_STATUS.enabled) result.enabled++
     }
   }
   await Promise.all(Array.from({ length: opts.parallel ?? 4 }, worker))

@@ -1,3 +1,4 @@
+import { CHANNEL_STATUS } from '@modelgate/contracts'
 import { createHash } from 'node:crypto'
 import type { Channel } from '@modelgate/db'
 import type { ChannelConfig } from '@modelgate/providers'
@@ -74,5 +75,5 @@ export function channelConfigOf (row: Channel, key: string, extras: Pick<Channel
  */
 export function firstUsableKey (row: Pick<Channel, 'key' | 'key_states'>, box: SecretBox): string {
   const keys = channelKeys(row, box)
-  return keys.find((k) => (row.key_states[keyFingerprint(k)]?.status ?? 1) === 1) ?? keys[0] ?? ''
+  return keys.find((k) => (row.key_states[keyFingerprint(k)]?.status ?? CHANNEL_STATUS.enabled) === CHANNEL_STATUS.enabled) ?? keys[0] ?? ''
 }

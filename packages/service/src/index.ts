@@ -24,4 +24,5 @@ export { contextOf, SpanKind, SpanStatusCode, spanContextOf, startSpan, startTra
 export type { Span, TracingConfig } from './tracing.js'
 export { EDGE_PROOF_HEADER, edgeProof, requireEdgeProof } from './edge-proof.js'
 export { MAX_URL_BYTES } from './client-errors.js'
+export { publishConfigChange } from './config-change.js'
 export { acquireLock, releaseLock, renewLock } from './redis-lock.js'

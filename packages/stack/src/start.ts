@@ -13,6 +13,8 @@ import { Supervisor } from './supervisor.js'
 
 const require = createRequire(import.meta.url)
 const log = (line: string) => process.stdout.write(`stack          | ${line}\n`)
+/** The root password of a local start on an empty database (flagged, warned about until changed). */
+const DEFAULT_ROOT_PASSWORD = '123456'
 
 const USAGE = `Usage: npm start [-- --help]
 
@@ -29,6 +31,8 @@ Read from the environment (or .env):
   LOCAL_POSTGRES_PORT  local Postgres port (default 5432)
   LOCAL_REDIS_PORT     local Redis port (default 6379)
   SESSION_SECRET, CRYPTO_SECRET  generated under DATA_DIR when unset
+  INITIAL_ROOT_PASSWORD  first password of root on an empty database (default 123456, flagged until changed)
+  FIRST_RUN_SETUP      true: no root / 123456 on an empty database; the console asks for the first account
   LOG_LEVEL            fatal, error, warn, info, debug, trace or silent (default info)
 Every service setting in docs/configuration.md is passed on to the services.
 
@@ -114,6 +118,9 @@ try {
     CONTROL_PLANE_PORT: String(config.CONTROL_PLANE_PORT),
     BILLING_WORKER_PORT: String(config.BILLING_WORKER_PORT),
     CONTROL_PLANE_URL: `http://127.0.0.1:${config.CONTROL_PLANE_PORT}`,
+    // A local start keeps the well-known root / 123456 unless asked for the console's first-run
+    // setup; an empty value is unset for the control plane.
+    INITIAL_ROOT_PASSWORD: config.INITIAL_ROOT_PASSWORD ?? (config.FIRST_RUN_SETUP ? '' : DEFAULT_ROOT_PASSWORD),
     LOG_LEVEL: config.LOG_LEVEL
   }
   supervisor = new Supervisor({ onGiveUp: () => { void shutdown(1) } })
@@ -125,7 +132,8 @@ try {
   if (await waitReady(`${base}/readyz`, 120_000) && await waitReady(`${base}/api/status`, 30_000)) {
     log('')
     log(`ready: console and API at http://localhost:${config.PORT}  (OpenAI base URL http://localhost:${config.PORT}/v1)`)
-    log('first sign-in: root / 123456 (change it in the console)')
+    if (env.INITIAL_ROOT_PASSWORD === DEFAULT_ROOT_PASSWORD) log('first sign-in: root / 123456 (change it in the console)')
+    else if (config.INITIAL_ROOT_PASSWORD === undefined) log('first run: open the console to create the super admin (an existing database keeps its accounts)')
     log('type "rs <service>" and Enter to restart one service; Ctrl-C stops everything')
     log('')
   } else if (!stopping) {

@@ -22,7 +22,7 @@ export interface FakeSunoTask {
 }
 
 /**
- * A Suno-API upstream on 127.0.0.1 (as new-api's channel type 36 calls it). Stable API, used by
+ * A Suno-API upstream on 127.0.0.1 (as a CHANNEL_TYPE.suno channel calls it). Stable API, used by
  * the gateway's and the billing worker's tests:
  *
  * - Every request must carry `Authorization: Bearer <key>`; anything else gets HTTP 401

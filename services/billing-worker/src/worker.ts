@@ -1,4 +1,4 @@
-import { bullConnection, SecretBox } from '@modelgate/service'
+import { bullConnection, publishConfigChange, SecretBox } from '@modelgate/service'
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,6 +17,8 @@ import { run as runPrune } from './jobs/prune-settlements/handler.js'
 import { reconcileBalancesJob } from './jobs/reconcile-balances/definition.js'
 import { run as runReconcile } from './jobs/reconcile-balances/handler.js'
 import { cappedBackoff, settleUsageJob } from './jobs/settle-usage/definition.js'
+import { subscriptionsJob } from './jobs/subscriptions/definition.js'
+import { run as runSubscriptionPeriods } from './jobs/subscriptions/handler.js'
 import { SettlementBatcher } from './jobs/settle-usage/batcher.js'
 import { run as runSettleUsage } from './jobs/settle-usage/handler.js'
 import { run as runLogPartitions } from './jobs/log-partitions/handler.js'
@@ -81,6 +83,10 @@ export default fp(async (app: FastifyInstance, opts: WorkerPluginOptions) => {
       }
       case pruneSettlementsJob.name:
         return await runPrune({ db: app.db })
+      case subscriptionsJob.name:
+        return await runSubscriptionPeriods({
+          db: app.db, quota, options, announce: async (userId) => { await publishConfigChange({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix }, { kind: 'user', id: userId }) }
+        })
       case logRetentionJob.name:
         return await runLogRetention({ db: app.db, options })
       case channelTestsJob.name: {

@@ -36,7 +36,7 @@ t.test('schedules the logs partition job and runs it at start', async (t) => {
   t.same(await done, { created: 1, audit: 1 }, 'the scheduled run recreated the missing partitions (logs and audit_logs)')
   t.ok((await listLogPartitions(app.db)).some((p) => p.name === monthName(next)))
   const schedulers = await app.maintenance.queue.getJobSchedulers()
-  t.same(schedulers.map((s) => s.key).sort(), ['channel-tests', 'log-partitions', 'log-retention', 'prune-settlements', 'reconcile-balances'], 'one scheduler per job, however many replicas registered them')
+  t.same(schedulers.map((s) => s.key).sort(), ['channel-tests', 'log-partitions', 'log-retention', 'prune-settlements', 'reconcile-balances', 'subscription-periods'], 'one scheduler per job, however many replicas registered them')
   t.equal(schedulers.find((s) => s.key === 'log-partitions')?.every, 6 * 60 * 60 * 1000)
 })
 

@@ -1,20 +1,15 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { OptionValues } from '@modelgate/contracts'
-import { createDb, migrateToLatest } from '@modelgate/db'
+import { type ChannelStatus, OptionValues } from '@modelgate/contracts'
 import { SecretBox } from '@modelgate/service'
-import { createServiceEnv, TEST_SECRETS } from '@modelgate/testing'
+import { TEST_SECRETS } from '@modelgate/testing'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { run } from '../src/jobs/channel-tests/handler.js'
+import { workerEnv } from './fixtures.js'
 
 t.test('periodic tests disable failing or slow channels and re-enable recovered ones, never manual ones', async (t) => {
-  const env = await createServiceEnv(t)
-  const db = createDb(env.DATABASE_URL!)
-  t.teardown(() => db.destroy())
-  await migrateToLatest(db)
-  const redis = new Redis(env.REDIS_URL!, { keyPrefix: env.REDIS_KEY_PREFIX })
-  t.teardown(() => { redis.disconnect() })
+  const { env, db, redis } = await workerEnv(t)
   // One real OpenAI-speaking upstream; the path prefix picks its behaviour per channel.
   const server = createServer((req, res) => {
     const mode = (req.url ?? '').split('/')[1]
@@ -34,7 +29,7 @@ t.test('periodic tests disable failing or slow channels and re-enable recovered 
   t.teardown(() => { server.closeAllConnections(); server.close() })
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const box = new SecretBox(TEST_SECRETS.CRYPTO_SECRET)
-  const channel = async (name: string, path: string, status: number, autoBan = 1) => await db.insertInto('channels').values({
+  const channel = async (name: string, path: string, status: ChannelStatus, autoBan = 1) => await db.insertInto('channels').values({
     name, type: 8, key: box.seal('sk-up'), base_url: `${base}/${path}/v1/chat/completions`, models: 'gpt-4o-mini', status, auto_ban: autoBan,
     openai_organization: null, tag: null, other_info: {}
   }).returningAll().executeTakeFirstOrThrow()

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
-import { createDb, migrateToLatest, sql } from '@modelgate/db'
+import { createDb, sql } from '@modelgate/db'
 import { bullConnection } from '@modelgate/service'
 import { createServiceEnv, freePort } from '@modelgate/testing'
 import { Queue } from 'bullmq'
@@ -14,7 +14,6 @@ t.test('a worker killed mid-batch and restarted settles every event exactly once
   const env = await createServiceEnv(t, { WORKER_LOCK_MS: '1500', LOG_LEVEL: 'warn' })
   const db = createDb(env.DATABASE_URL!)
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
   const user = await db.insertInto('users').values({ username: 'killme', quota: 100_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()
   const queue = new Queue(USAGE_QUEUE, { connection: bullConnection(env.REDIS_URL!), prefix: `${env.REDIS_KEY_PREFIX}bull` })
   t.teardown(() => queue.close())

@@ -1,33 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { loadBillingWorkerConfig } from '@modelgate/config'
-import { OptionValues, USAGE_QUEUE, type UsageEvent } from '@modelgate/contracts'
-import { createDb, migrateToLatest, type SettlementInput, settleUsage, settleUsageBatch, sql } from '@modelgate/db'
-import { QuotaStore } from '@modelgate/quota'
-import { bullConnection } from '@modelgate/service'
-import { createServiceEnv } from '@modelgate/testing'
-import { Queue } from 'bullmq'
-import Fastify from 'fastify'
-import { Redis } from 'ioredis'
+import { OptionValues, type UsageEvent } from '@modelgate/contracts'
+import { type SettlementInput, settleUsage, settleUsageBatch, sql } from '@modelgate/db'
 import t, { type Test } from 'tap'
-import billingWorker from '../src/app.js'
 import { SettlementBatcher } from '../src/jobs/settle-usage/batcher.js'
 import { run } from '../src/jobs/settle-usage/handler.js'
+import { runningWorker, settleSetup } from './fixtures.js'
 
-async function setup (t: Test) {
-  const env = await createServiceEnv(t)
-  const db = createDb(env.DATABASE_URL!)
-  t.teardown(() => db.destroy())
-  await migrateToLatest(db)
-  const redis = new Redis(env.REDIS_URL!, { keyPrefix: env.REDIS_KEY_PREFIX })
-  t.teardown(() => { redis.disconnect() })
-  const quota = new QuotaStore(redis)
-  const user = await db.insertInto('users').values({ username: 'payer', quota: 1_000_000, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} }).returningAll().executeTakeFirstOrThrow()
-  const token = await db.insertInto('tokens').values({ user_id: user.id, key_hash: randomUUID(), key_encrypted: 'x', remain_quota: 500_000, deleted_at: null }).returningAll().executeTakeFirstOrThrow()
-  const channel = await db.insertInto('channels').values({ key: 'k', openai_organization: null, tag: null, other_info: {} }).returningAll().executeTakeFirstOrThrow()
-  let logs = 'true'
-  const options = async () => new OptionValues(new Map([['LogConsumeEnabled', logs]]))
-  return { env, db, redis, quota, user, token, channel, deps: { db, quota, options }, setLogs: (v: boolean) => { logs = String(v) } }
-}
+const setup = async (t: Test) => await settleSetup(t, 'payer')
 
 function event (over: Partial<UsageEvent> & Pick<UsageEvent, 'user_id' | 'token_id' | 'channel_id'>): UsageEvent {
   return {
@@ -210,12 +189,7 @@ t.test('a batch keeps every character of names, messages and prices in its log r
 
 t.test('the running worker settles what the gateway queued', async (t) => {
   const s = await setup(t)
-  const app = Fastify()
-  await app.register(billingWorker, { config: loadBillingWorkerConfig(s.env) })
-  await app.ready()
-  t.teardown(() => app.close())
-  const queue = new Queue(USAGE_QUEUE, { connection: bullConnection(s.env.REDIS_URL!), prefix: `${s.env.REDIS_KEY_PREFIX}bull` })
-  t.teardown(() => queue.close())
+  const queue = await runningWorker(t, s.env)
   const events = Array.from({ length: 20 }, () => event({ user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 100 }))
   for (const e of events) await queue.add('settle', e, { jobId: e.request_id })
   await queue.add('settle', events[0]!, { jobId: events[0]!.request_id })

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { type UsageEvent } from '@modelgate/contracts'
-import { createDb, failAndRefundTask, LOG_TYPE, migrateToLatest, settleUsageBatch } from '@modelgate/db'
+import { activateSubscription, createDb, failAndRefundTask, LOG_TYPE, settleUsageBatch } from '@modelgate/db'
 import { sunoPoll, TASK_POLL_PROTOCOLS } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { SecretBox } from '@modelgate/service'
@@ -25,7 +25,6 @@ async function setup (t: Test, env: Record<string, string> = {}) {
   const serviceEnv = await createServiceEnv(t, env)
   const db = createDb(serviceEnv.DATABASE_URL!)
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
   const redis = new Redis(serviceEnv.REDIS_URL!, { keyPrefix: serviceEnv.REDIS_KEY_PREFIX })
   t.teardown(() => { redis.disconnect() })
   const quota = new QuotaStore(redis)
@@ -231,4 +230,40 @@ t.test('drawing tasks: progress, then a failure refunded once; another drawing t
   t.match(drawn.image_url, /\/images\/.+\.png$/, 'the image URL is stored')
   t.same(await s.balances(), { user: START - PRICE, token: START - PRICE, redisUser: START - PRICE, redisToken: START - PRICE }, 'the failed drawing refunded, the good one charged')
   t.equal((await s.refunds()).length, 1)
+})
+
+t.test('a task paid by a subscription\'s item is refunded to that item, not to the wallet', async (t) => {
+  const s = await setup(t)
+  const plan = await s.db.insertInto('subscription_plans').values({ title: 'Songs', price_minor: 500, duration_unit: 'month' }).returningAll().executeTakeFirstOrThrow()
+  await s.db.insertInto('subscription_plan_items').values([
+    { plan_id: plan.id, model_name: 'suno_music', quota_type: 0, amount_total: 10 * PRICE },
+    { plan_id: plan.id, model_name: 'suno_music', quota_type: 1, amount_total: 5 }
+  ]).execute()
+  const sub = await s.db.transaction().execute(async (trx) => await activateSubscription(trx, { userId: s.user.id, planId: plan.id, source: 'admin' }))
+  const [byQuota, byRequest] = sub.items
+  // As the gateway writes it: the row names the item, the item was charged at settlement.
+  const paid = async (item: typeof byQuota, charged: number) => {
+    const { row } = await s.task()
+    await s.db.updateTable('tasks').set({ subscription_item_id: item!.id }).where('id', '=', row.id).execute()
+    // Undo the wallet charge s.task() settled, and charge the item instead.
+    await s.db.updateTable('users').set((eb) => ({ quota: eb('quota', '+', PRICE) })).where('id', '=', s.user.id).execute()
+    await s.quota.adjust('user', s.user.id, PRICE)
+    await s.db.updateTable('user_subscription_items').set((eb) => ({ amount_used: eb('amount_used', '+', charged) })).where('id', '=', item!.id).execute()
+    await s.quota.setBalance('entitlement', item!.id, item!.amount_total - charged)
+    return row
+  }
+  const a = await paid(byQuota, PRICE)
+  const b = await paid(byRequest, 1)
+  s.suno.fail(a.task_id, 'quota item task failed')
+  s.suno.fail(b.task_id, 'request item task failed')
+  t.match(await run(s.deps), { refunded: 2 })
+  const used = async (id: number) => (await s.db.selectFrom('user_subscription_items').select('amount_used').where('id', '=', id).executeTakeFirstOrThrow()).amount_used
+  t.equal(await used(byQuota!.id), 0, 'the quota item gets the price back')
+  t.equal(await used(byRequest!.id), 0, 'the request item gets its request back')
+  t.equal(await s.quota.balance('entitlement', byQuota!.id), 10 * PRICE)
+  t.equal(await s.quota.balance('entitlement', byRequest!.id), 5)
+  const b2 = await s.balances()
+  t.same([b2.user, b2.redisUser], [START, START], 'the wallet neither paid nor got a refund')
+  t.same([b2.token, b2.redisToken], [START, START], 'the key cap gets its charge back')
+  t.match(await run(s.deps), { refunded: 0 }, 'once')
 })

@@ -23,6 +23,8 @@ import modelsRoutes from './routes/api/models/index.js'
 import optionRoutes from './routes/api/option/index.js'
 import oauthRoutes from './routes/api/oauth/index.js'
 import statusRoutes, { contentRoutes } from './routes/api/status/index.js'
+import stripeRoutes from './routes/api/stripe/index.js'
+import creemRoutes from './routes/api/creem/index.js'
 import userAdminRoutes from './routes/api/user/admin.js'
 import userSelfRoutes from './routes/api/user/self.js'
 import userSessionRoutes from './routes/api/user/session.js'
@@ -45,8 +47,11 @@ import auditRoutes from './routes/api/audit/index.js'
 import customOAuthProviderRoutes from './routes/api/custom-oauth-provider/index.js'
 import userOAuthBindingRoutes from './routes/api/user/oauth-bindings.js'
 import topupRoutes from './routes/api/user/topup.js'
+import checkinRoutes from './routes/api/user/checkin.js'
 import pricingRoutes from './routes/api/pricing/index.js'
 import { midjourneyRoutes, taskRoutes } from './routes/api/task/index.js'
+import setupRoutes from './routes/api/setup/index.js'
+import subscriptionRoutes from './routes/api/subscription/index.js'
 
 const require = createRequire(import.meta.url)
 const { version } = require('../package.json') as { version: string }
@@ -124,6 +129,7 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
       return await reply.code(status).send({ success: false, message: status === 429 ? req.t(M.tooManyRequests) : err.message })
     })
     await api.register(statusRoutes, { prefix: '/status', version, startTime })
+    await api.register(setupRoutes, { prefix: '/setup' })
     await api.register(contentRoutes)
     await api.register(userSessionRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(userSelfRoutes, { prefix: '/user' })
@@ -150,7 +156,11 @@ async function controlPlane (app: FastifyInstance, { config }: ControlPlaneOptio
     await api.register(customOAuthProviderRoutes, { prefix: '/custom-oauth-provider' })
     await api.register(userOAuthBindingRoutes, { prefix: '/user' })
     await api.register(topupRoutes, { prefix: '/user' })
+    await api.register(stripeRoutes, { prefix: '/stripe' })
+    await api.register(creemRoutes, { prefix: '/creem' })
+    await api.register(checkinRoutes, { prefix: '/user', turnstileVerifyUrl: config.TURNSTILE_VERIFY_URL })
     await api.register(pricingRoutes, { prefix: '/pricing' })
+    await api.register(subscriptionRoutes, { prefix: '/subscription' })
     await api.register(midjourneyRoutes, { prefix: '/mj' })
     await api.register(taskRoutes, { prefix: '/task' })
     await api.register(usageRoutes, { prefix: '/usage', redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })

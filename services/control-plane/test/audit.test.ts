@@ -1,5 +1,5 @@
-import { type AuditLogView, OPTION_DEFAULTS } from '@modelgate/contracts'
-import { ensureAuditLogPartitions, ROLE, sql } from '@modelgate/db'
+import { type AuditLogView, OPTION_DEFAULTS, ROLES } from '@modelgate/contracts'
+import { ensureAuditLogPartitions, sql } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { auditChanges, recordAudit } from '../src/services/audit.js'
@@ -130,11 +130,11 @@ t.test('no channel key, password, proxy password or header secret is ever stored
 
 t.test('user actions: create, update (role, status, quota, group, password), manage', async (t) => {
   const { app, ok, call, since } = await setup(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   await since()
   const u = await ok('POST', '/api/user/', { username: 'erin', password: 'erin-password-1' }, admin)
   const create = await only(t, since, 'user.create')
-  t.match(create, { actor_name: 'adm', actor_role: ROLE.admin, actor_id: admin.user.id, target_type: 'user', target_id: String(u.id), ip: ADDRESS })
+  t.match(create, { actor_name: 'adm', actor_role: ROLES.admin, actor_id: admin.user.id, target_type: 'user', target_id: String(u.id), ip: ADDRESS })
   t.same(create.changes.username, { after: 'erin' })
   t.same(create.changes.password, { after: '[changed]' })
 
@@ -225,7 +225,7 @@ t.test('clearing logs is recorded', async (t) => {
 
 t.test('the list: envelope, filters, pagination, newest first', async (t) => {
   const { app, ok, call } = await setup(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const [a] = await ok('POST', '/api/channel/', { name: 'a', type: 1, key: 'sk-aaaa-1111', models: 'm' })
   for (let i = 1; i <= 4; i++) await ok('PUT', '/api/channel/', { id: a.id, priority: i })
   await ok('POST', '/api/channel/', { name: 'b', type: 1, key: 'sk-bbbb-2222', models: 'm' }, admin)
@@ -281,7 +281,7 @@ t.test('the CSV export: same filters, every cell neutralised', async (t) => {
 
 t.test('only root reads the trail; nobody edits or deletes it', async (t) => {
   const { app, root, call } = await setup(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const user = await userSession(app, 'usr')
   for (const who of [admin, user]) {
     t.equal((await call('GET', '/api/audit/', undefined, who)).status, 403, `role ${who.user.role}: list`)

@@ -1,5 +1,4 @@
-import { configChannel } from '@modelgate/contracts'
-import { ROLE } from '@modelgate/db'
+import { configChannel, ROLES } from '@modelgate/contracts'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { build, login, ROOT, sharedEnv, userSession, verifySession } from './helpers.js'
@@ -167,7 +166,7 @@ t.test('a user change is announced on the config channel', async (t) => {
   const env = await sharedEnv(t)
   const app = await build(t, {}, env)
   const root = await login(app, ROOT.username, ROOT.password)
-  const u = await userSession(app, 'watched', ROLE.common)
+  const u = await userSession(app, 'watched', ROLES.common)
   const sub = new Redis(env.REDIS_URL!)
   t.teardown(() => { sub.disconnect() })
   await sub.subscribe(configChannel(env.REDIS_KEY_PREFIX!))

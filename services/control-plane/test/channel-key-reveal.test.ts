@@ -1,7 +1,7 @@
+import { ROLES } from '@modelgate/contracts'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ChannelView } from '@modelgate/contracts'
-import { ROLE } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { build, login, ROOT, type Session, userSession } from './helpers.js'
@@ -66,7 +66,7 @@ t.test('SEC-09 channel keys are write-only: no channel answer, read or write, ca
   const multi = await create({ name: 'multi', base_url: up.base, key: MULTI.join('\n'), tag: 'blue' })
   t.match(single, { key_count: 1, key_hint: 'sk-…9876' }, 'a created channel answers its hint')
   t.match(multi, { key_count: 2, key_hint: 'sk-…0001' }, 'a multi-key channel answers its first key\'s hint and the count')
-  const admin = await userSession(app, 'ops', ROLE.admin)
+  const admin = await userSession(app, 'ops', ROLES.admin)
 
   const answers: Array<[string, string]> = []
   const record = (what: string, body: string) => { answers.push([what, body]) }
@@ -117,7 +117,7 @@ t.test('SEC-09 channel keys are write-only: no channel answer, read or write, ca
 t.test('revealing a key: root only, after a fresh verification, not cached, audited without the key', async (t) => {
   const { app, root, send, create } = await setup(t)
   const c = await create({ name: 'prod' })
-  const admin = await userSession(app, 'ops', ROLE.admin)
+  const admin = await userSession(app, 'ops', ROLES.admin)
   const user = await userSession(app, 'someone')
 
   const byAdmin = await send({ ...admin.headers, 'accept-language': 'en' }, 'POST', `/api/channel/${c.id}/key`)

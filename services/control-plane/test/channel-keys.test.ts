@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type ChannelView, configChannel, type ConfigChange } from '@modelgate/contracts'
-import { ROLE } from '@modelgate/db'
+import { type ChannelView, configChannel, type ConfigChange, ROLES } from '@modelgate/contracts'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { TEST_ALL_LOCK_KEY } from '../src/services/channels.js'
+import { TEST_ALL_LOCK_KEY } from '../src/services/channels/index.js'
 import { build, login, ROOT, sharedEnv, userSession } from './helpers.js'
 
 interface Seen { path: string, key: string, headers: IncomingHttpHeaders, body: Record<string, unknown> }
@@ -102,7 +101,7 @@ t.test('lists a channel\'s keys masked, in key order, with their states and coun
   t.equal((await call('PUT', '/api/channel/', { id: c.id, priority: 5 })).data.key_count, 3, 'an inline edit answers the count')
 
   t.same(await call('GET', '/api/channel/9999/keys'), { success: false, message: 'Channel not found, refresh and retry' })
-  const user = await userSession(app, 'bob', ROLE.common)
+  const user = await userSession(app, 'bob', ROLES.common)
   t.equal((await app.inject({ method: 'GET', url: `/api/channel/${c.id}/keys`, headers: user.headers })).statusCode, 403, 'admins only')
   t.equal((await app.inject({ method: 'PUT', url: `/api/channel/${c.id}/keys`, headers: user.headers, payload: { index: 0, status: 2 } })).statusCode, 403)
 })

@@ -4,7 +4,7 @@ import { configChannel, type ConfigChange } from '@modelgate/contracts'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import { TEST_ALL_LOCK_KEY } from '../src/services/channels.js'
+import { TEST_ALL_LOCK_KEY } from '../src/services/channels/index.js'
 import { freePort, httpTestProxy, socksTestProxy } from '@modelgate/testing'
 import { build, login, ROOT, sharedEnv } from './helpers.js'
 

@@ -1,5 +1,4 @@
-import { configChannel, type ConfigChange } from '@modelgate/contracts'
-import { ROLE } from '@modelgate/db'
+import { configChannel, type ConfigChange, ROLES } from '@modelgate/contracts'
 import { defaultModelsByType } from '@modelgate/providers'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
@@ -334,7 +333,7 @@ t.test('GET /api/channel/models lists every default and channel model once, sort
 t.test('every channel route refuses normal users and anonymous callers', async (t) => {
   const { app } = await setup(t)
   const normal = await userSession(app, 'normal')
-  const admin = await userSession(app, 'admin1', ROLE.admin)
+  const admin = await userSession(app, 'admin1', ROLES.admin)
   const routes = app.routeAccess.filter((r) => r.url.startsWith('/api/channel'))
   t.ok(routes.length >= 17)
   for (const route of routes) {

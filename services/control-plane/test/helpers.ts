@@ -1,11 +1,14 @@
+import { ROLES } from '@modelgate/contracts'
+import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { loadControlPlaneConfig } from '@modelgate/config'
-import { ROLE, type User } from '@modelgate/db'
+import { type User, updateUser } from '@modelgate/db'
 import { fastifyOptions } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import controlPlane from '../src/app.js'
+import { sha256 } from '../src/plugins/app/auth.js'
 import { createAccount } from '../src/services/users.js'
 
 /** A control plane on a fresh database and Redis prefix; `env` adds or overrides variables. */
@@ -51,7 +54,7 @@ export async function login (app: FastifyInstance, username: string, password: s
 export const ROOT = { username: 'root', password: '123456' } as const
 
 /** Creates a user with `role` (default normal) and password `password123`, then signs in. */
-export async function userSession (app: FastifyInstance, username: string, role: number = ROLE.common): Promise<Session & { row: User }> {
+export async function userSession (app: FastifyInstance, username: string, role: number = ROLES.common): Promise<Session & { row: User }> {
   const row = await createAccount(app, { username, password: 'password123', role })
   return { ...await login(app, username, 'password123'), row }
 }
@@ -63,4 +66,21 @@ export async function userSession (app: FastifyInstance, username: string, role:
 export async function verifySession (app: FastifyInstance, headers: Record<string, string>, password = 'password123'): Promise<void> {
   const res = await app.inject({ method: 'POST', url: '/api/verify', headers, payload: { method: 'password', value: password } })
   if (res.json().success !== true) throw new Error(`verification failed: ${res.json().message}`)
+}
+
+/** A user calling with an access token (new-api's `Authorization` + `New-Api-User`), as API clients do. */
+export interface TokenCaller { id: number, headers: Record<string, string> }
+
+/** A new account with a fresh access token (and `group`, when given). */
+export async function tokenCaller (app: FastifyInstance, username: string, group?: string): Promise<TokenCaller> {
+  const row = await createAccount(app, { username })
+  const token = randomBytes(24).toString('base64url')
+  await updateUser(app.db, row.id, { access_token_hash: sha256(token), ...(group === undefined ? {} : { group }) })
+  return { id: row.id, headers: { authorization: token, 'new-api-user': String(row.id) } }
+}
+
+/** POSTs `payload` to `url` as `who`, in English; the status and the parsed answer. */
+export async function postAs (app: FastifyInstance, who: TokenCaller, url: string, payload: object) {
+  const res = await app.inject({ method: 'POST', url, headers: { ...who.headers, 'accept-language': 'en' }, payload })
+  return { status: res.statusCode, body: res.json() }
 }

@@ -1,4 +1,5 @@
-import { ensureLogPartitions, type NewLog, ROLE, softDeleteUser } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
+import { ensureLogPartitions, type NewLog, softDeleteUser } from '@modelgate/db'
 import t from 'tap'
 import { build, login, ROOT, userSession } from './helpers.js'
 
@@ -33,7 +34,7 @@ t.test('logs and dashboard', async (t) => {
   const alice = await userSession(app, 'alice')
   const bob = await userSession(app, 'bob')
   const carol = await userSession(app, 'carol')
-  const adm = await userSession(app, 'adm', ROLE.admin)
+  const adm = await userSession(app, 'adm', ROLES.admin)
   // Months -5 to -2 get partitions; -1 to +2 exist from the migration; 2001 lands in the default one.
   await ensureLogPartitions(app.db, new Date(month(-4) * 1000))
   await app.db.deleteFrom('logs').execute()

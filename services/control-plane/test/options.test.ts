@@ -72,6 +72,21 @@ t.test('option values are validated and normalised', async (t) => {
   t.equal((await app.inject('/api/home_page_content')).json().data, '')
 })
 
+t.test('ErrorLogEnabled is off by default and stored as true or false', async (t) => {
+  const app = await build(t)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const put = async (value: unknown) =>
+    (await app.inject({ method: 'PUT', url: '/api/option/', headers: { ...root.headers, 'accept-language': 'en' }, payload: { key: 'ErrorLogEnabled', value } })).json()
+  const read = async () => ((await app.inject({ url: '/api/option/', headers: root.headers })).json().data as Array<{ key: string, value: string }>).find((i) => i.key === 'ErrorLogEnabled')?.value
+  t.equal(await read(), 'false', 'off by default')
+  t.match((await put('on')).message, /ErrorLogEnabled must be true or false/)
+  t.equal((await put(true)).success, true)
+  t.equal(await read(), 'true', 'read back as new-api\'s string')
+  t.equal((await app.loadOptions()).bool('ErrorLogEnabled'), true)
+  t.equal((await put('false')).success, true)
+  t.equal(await read(), 'false')
+})
+
 t.test('restoring model ratios brings back the defaults', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)

@@ -1,4 +1,4 @@
-import { ROLE } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
@@ -429,8 +429,8 @@ t.test('passkey sign-in: a disabled account is refused, and refusals lock the na
 t.test('admins reset a lower-role user\'s passkeys, which ends the user\'s sessions and is audited; never a peer or a superior', async (t) => {
   const app = await buildWithPasskeys(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const adminA = await userSession(app, 'admin_a', ROLE.admin)
-  const adminB = await userSession(app, 'admin_b', ROLE.admin)
+  const adminA = await userSession(app, 'admin_a', ROLES.admin)
+  const adminB = await userSession(app, 'admin_b', ROLES.admin)
   const normal = await userSession(app, 'normal')
   const normalAuth = new SoftAuthenticator()
   await register(app, normal, normalAuth)
@@ -457,7 +457,7 @@ t.test('admins reset a lower-role user\'s passkeys, which ends the user\'s sessi
 
   const audit = await app.db.selectFrom('audit_logs').selectAll().where('action', '=', 'passkey.reset').execute()
   t.equal(audit.length, 1, 'one audit entry')
-  t.match(audit[0], { actor_id: adminA.user.id, actor_name: 'admin_a', actor_role: ROLE.admin, target_type: 'user', target_id: String(normal.user.id), note: 'normal', changes: { passkey_count: { before: 2, after: 0 } } })
+  t.match(audit[0], { actor_id: adminA.user.id, actor_name: 'admin_a', actor_role: ROLES.admin, target_type: 'user', target_id: String(normal.user.id), note: 'normal', changes: { passkey_count: { before: 2, after: 0 } } })
 
   const byRoot = await call(app, root.headers, 'DELETE', `/api/user/${adminB.user.id}/reset_passkey`)
   t.equal(byRoot.body.success, true, 'the super admin resets an admin\'s (new-api\'s route)')

@@ -1,3 +1,4 @@
+import { CHANNEL_STATUS, type ChannelStatus } from '@modelgate/contracts'
 import t from 'tap'
 import { build, userSession } from './helpers.js'
 
@@ -10,9 +11,9 @@ t.test('GET /api/pricing lists what enabled channels sell, at the configured pri
     GroupRatio: JSON.stringify({ default: 1, vip: 0.5, svip: 0.25 }),
     UserUsableGroups: JSON.stringify({ default: 'Default', vip: 'VIP' })
   })
-  const channel = async (status: number, rows: Array<[string, string]>) => {
+  const channel = async (status: ChannelStatus, rows: Array<[string, string]>) => {
     const { id } = await app.db.insertInto('channels').values({ key: 'sk-upstream', status, name: `c${status}` }).returning('id').executeTakeFirstOrThrow()
-    await app.db.insertInto('abilities').values(rows.map(([group, model]) => ({ group, model, channel_id: id, enabled: status === 1 }))).execute()
+    await app.db.insertInto('abilities').values(rows.map(([group, model]) => ({ group, model, channel_id: id, enabled: status === CHANNEL_STATUS.enabled }))).execute()
   }
   await channel(1, [['default', 'gpt-4o'], ['vip', 'gpt-4o'], ['default', 'dall-e-3'], ['vip', 'unpriced-model']])
   await channel(1, [['svip', 'gpt-4o']])

@@ -1,7 +1,8 @@
+import { ROLES } from '@modelgate/contracts'
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ConfigChange } from '@modelgate/contracts'
-import { LOG_TYPE, ROLE, updateUser } from '@modelgate/db'
+import { LOG_TYPE, updateUser } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { sha256 } from '../src/plugins/app/auth.js'
@@ -48,7 +49,7 @@ const redeem = async (app: FastifyInstance, s: Pick<Session, 'headers'>, key: st
 
 t.test('admins create codes with defaults, then list, search and read them', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
 
   const res = await call(app, admin, 'POST', '/api/redemption/', { name: '  promo  ', quota: 5000, count: 3 })
   t.equal(res.body.success, true)
@@ -120,7 +121,7 @@ t.test('refuses bad names, quotas and counts and creates nothing then', async (t
 
 t.test('edits and toggles unused codes only; a used code stays as it was', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const user = await userSession(app, 'bob')
   const [key] = await createCodes(app, admin, { name: 'gift', quota: 1000 })
   const id = (await codeRow(app, key!)).id
@@ -157,7 +158,7 @@ t.test('edits and toggles unused codes only; a used code stays as it was', async
 
 t.test('deleted codes disappear and cannot be redeemed', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const user = await userSession(app, 'bob')
   const [gone, kept] = await createCodes(app, admin, { name: 'pair', count: 2 })
   const goneId = (await codeRow(app, gone!)).id
@@ -176,7 +177,7 @@ t.test('deleted codes disappear and cannot be redeemed', async (t) => {
 
 t.test('only admins manage codes', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const normal = await userSession(app, 'bob')
   const [key] = await createCodes(app, admin, { name: 'secret' })
   const id = (await codeRow(app, key!)).id
@@ -202,7 +203,7 @@ t.test('only admins manage codes', async (t) => {
 
 t.test('redeeming credits Postgres and the cached balance, logs without the code and says so once', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const user = await userSession(app, 'bob')
   const other = await userSession(app, 'eve')
   const changes: ConfigChange[] = []

@@ -1,5 +1,6 @@
+import { ROLES } from '@modelgate/contracts'
 import { randomUUID } from 'node:crypto'
-import { ROLE, settleUsageBatch } from '@modelgate/db'
+import { settleUsageBatch } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { build, login, ROOT, type Session, userSession } from './helpers.js'
@@ -31,7 +32,7 @@ function leaves (value: unknown, out: Set<string> = new Set()): Set<string> {
 t.test('SEC-09 no credentials in admin listings: list, search and get by id carry no secret, and no value in them signs anyone in', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const alice = await userSession(app, 'alice')
   await app.db.updateTable('users').set({ email: 'alice@example.com', github_id: 'gh-4242', telegram_id: 'tg-77', linuxdo_id: 'ld-9', wechat_id: 'wx-1' })
     .where('id', '=', alice.user.id).execute()
@@ -244,17 +245,60 @@ t.test('SEC-13 logs, tasks, usage and top-ups of other users: self routes ignore
   const adminRow = (adminLogs.body.data.items as Array<{ request_id: string, other: Record<string, unknown> }>).find((i) => i.request_id === failedId)
   t.same(adminRow?.other['admin_info'], { use_channel: [3, 4], error: upstream }, 'the admin log view shows the channels and the classified upstream error')
 
-  // Top-up orders: nothing reads one by its trade_no but the provider's signed notification.
+  // Top-up orders: nothing reads one by its trade_no but the provider's signed notification, and
+  // a user's own list is the user's whatever it is asked for.
   await app.db.insertInto('top_ups').values({ user_id: bob.user.id, amount: 10, money: '72.00', quota: 5_000_000, trade_no: 'USR-bob-trade-42', payment_method: 'alipay' }).execute()
-  for (const url of ['/api/user/topup/status?trade_no=USR-bob-trade-42', '/api/user/topup?trade_no=USR-bob-trade-42', '/api/user/topup/USR-bob-trade-42', '/api/user/topup/self?trade_no=USR-bob-trade-42']) {
+  for (const url of ['/api/user/topup/status?trade_no=USR-bob-trade-42', '/api/user/topup?trade_no=USR-bob-trade-42', '/api/user/topup/USR-bob-trade-42']) {
     const res = await call(app, a, 'GET', url)
     t.ok(res.status === 404 || res.status === 403, `${url}: not found, or an admin route refused (${res.status})`)
     t.equal(res.body.success, false)
     t.notOk(res.text.includes('USR-bob') || res.text.includes('72.00') || res.text.includes('bob'), `${url}: nothing of bob's order`)
+  }
+  for (const url of ['/api/user/topup/self?keyword=USR-bob-trade-42', `/api/user/topup/self?user_id=${bob.user.id}`, '/api/user/topup/self?keyword=bob']) {
+    const res = await call(app, a, 'GET', url)
+    t.equal(res.status, 200, `${url}: the caller's own list`)
+    t.same(res.body.data.items, [], `${url}: none of bob's orders`)
+    t.notOk(res.text.includes('USR-bob') || res.text.includes('72.00'), `${url}: nothing of bob's order`)
   }
   const forged = await app.inject({ method: 'GET', url: '/api/user/epay/notify?trade_no=USR-bob-trade-42&out_trade_no=USR-bob-trade-42&trade_status=TRADE_SUCCESS&money=72.00', headers: a })
   t.equal(forged.body, 'fail', 'an unsigned notification naming bob\'s order fails')
   t.match(await app.db.selectFrom('top_ups').selectAll().where('trade_no', '=', 'USR-bob-trade-42').executeTakeFirstOrThrow(), { status: 'pending', complete_time: 0 }, 'and leaves it as it was')
   // The relay's task fetches (/mj/task/{id}/fetch, Suno's fetch, a video's content) with bob's ids
   // answer as for a missing id: the gateway's mj, suno and video tests.
+})
+
+t.test('SEC-13 subscriptions of other users: a user\'s own routes never read or change another user\'s subscription, and admin routes taking ids refuse a normal user', async (t) => {
+  const app = await build(t)
+  const root = await login(app, ROOT.username, ROOT.password)
+  const alice = await userSession(app, 'alice')
+  const bob = await userSession(app, 'bob')
+  const a = await accessTokenHeaders(app, alice)
+  const plan = await call(app, root.headers, 'POST', '/api/subscription/admin/plans', {
+    plan: { title: 'Pro', price_amount: 1, currency: 'USD', duration_unit: 'month', duration_value: 1 },
+    items: [{ model_name: 'gpt-4o', quota_type: 0, amount_total: 1000 }]
+  })
+  t.equal(plan.body.success, true)
+  const bind = async (userId: number) => (await call(app, root.headers, 'POST', '/api/subscription/admin/bind', { user_id: userId, plan_id: plan.body.data.plan.id })).body.data.subscription.id as number
+  const mine = await bind(alice.user.id)
+  const theirs = await bind(bob.user.id)
+  const before = await app.db.selectFrom('user_subscriptions').selectAll().where('user_id', '=', bob.user.id).execute()
+  const missing = theirs + 1000
+
+  for (const headers of [alice.headers, a]) {
+    const other = await call(app, headers, 'PUT', `/api/subscription/self/${theirs}/auto_renew`, { auto_renew: true })
+    const none = await call(app, headers, 'PUT', `/api/subscription/self/${missing}/auto_renew`, { auto_renew: true })
+    t.same(other.body, { success: false, message: 'Subscription not found' }, 'bob\'s subscription is not found')
+    t.same([other.status, other.text], [none.status, none.text], 'byte for byte the answer for a missing id')
+    const self = await call(app, headers, 'GET', `/api/subscription/self?user_id=${bob.user.id}&id=${theirs}`)
+    t.same(self.body.data.subscriptions.map((e: { subscription: { id: number } }) => e.subscription.id), [mine], 'the own listing is the caller\'s whatever it is asked for')
+    for (const [method, url] of [
+      ['GET', `/api/subscription/admin/users/${bob.user.id}/subscriptions`],
+      ['POST', `/api/subscription/admin/user_subscriptions/${theirs}/invalidate`]
+    ] as const) {
+      const res = await call(app, headers, method, url)
+      t.equal(res.status, 403, `${method} ${url}: an admin route`)
+      t.notOk(res.text.includes('Pro'), 'with nothing of bob\'s subscription')
+    }
+  }
+  t.same(await app.db.selectFrom('user_subscriptions').selectAll().where('user_id', '=', bob.user.id).execute(), before, 'bob\'s subscription is exactly as it was')
 })

@@ -1,7 +1,7 @@
+import { ROLES } from '@modelgate/contracts'
 import { connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { ROLE } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { build, login, ROOT, type Session, userSession } from './helpers.js'
@@ -112,7 +112,7 @@ t.test('SEC-27 malformed JSON, invalid UTF-8, prototype pollution, deep nesting 
     t.match(res.body, consoleError)
   }
   const me = await app.db.selectFrom('users').select(['role', 'display_name']).where('id', '=', alice.user.id).executeTakeFirstOrThrow()
-  t.equal(me.role, ROLE.common, 'the role is unchanged')
+  t.equal(me.role, ROLES.common, 'the role is unchanged')
   t.equal(({} as Record<string, unknown>)['role'], undefined, 'Object.prototype untouched')
   t.equal(({} as Record<string, unknown>)['polluted'], undefined)
 

@@ -1,6 +1,5 @@
 import { loadControlPlaneConfig } from '@modelgate/config'
-import { SECRET_OPTIONS } from '@modelgate/contracts'
-import { ROLE } from '@modelgate/db'
+import { SECRET_OPTIONS, ROLES } from '@modelgate/contracts'
 import { fastifyOptions } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
@@ -86,6 +85,8 @@ const MUST_BE: Record<string, Level> = {
   'POST /api/redemption': 'admin',
   'PUT /api/redemption': 'admin',
   'DELETE /api/redemption/:id': 'admin',
+  'GET /api/user/topup': 'admin',
+  'POST /api/user/topup/complete': 'admin',
   'GET /api/log': 'admin',
   'GET /api/log/stat': 'admin',
   'GET /api/mj': 'admin',
@@ -95,7 +96,14 @@ const MUST_BE: Record<string, Level> = {
   'POST /api/option/rest_model_ratio': 'root',
   'DELETE /api/log': 'root',
   'GET /api/audit': 'root',
-  'GET /api/audit/export': 'root'
+  'GET /api/audit/export': 'root',
+  'GET /api/subscription/admin/plans': 'admin',
+  'POST /api/subscription/admin/plans': 'admin',
+  'PUT /api/subscription/admin/plans/:id': 'admin',
+  'PATCH /api/subscription/admin/plans/:id': 'admin',
+  'POST /api/subscription/admin/bind': 'admin',
+  'GET /api/subscription/admin/users/:id/subscriptions': 'admin',
+  'POST /api/subscription/admin/user_subscriptions/:id/invalidate': 'admin'
 }
 
 /**
@@ -112,6 +120,14 @@ const PUBLIC = new Set([
   // The super admin's OpenID Connect / OAuth 2.0 providers: start (PKCE, state, nonce) and callback.
   'GET /api/oauth/:slug/authorize', 'GET /api/oauth/:slug',
   'GET /api/user/epay/notify', 'POST /api/user/epay/notify',
+  // The epay callback of subscription orders: verified by the merchant key's signature, like the top-up's.
+  'GET /api/subscription/epay/notify', 'POST /api/subscription/epay/notify',
+  // First-run setup: whether an account exists, and the form that creates the first one (refused once any exists).
+  'GET /api/setup', 'POST /api/setup',
+  // Stripe's calls: verified by their signature against the webhook secret, never by a session.
+  'POST /api/stripe/webhook',
+  // Creem's calls: the creem-signature HMAC of the raw body under the webhook secret, never a session.
+  'POST /api/creem/webhook',
   // Token-keyed (sk- key in Authorization), not a console session: checked by its own handler.
   'GET /api/usage/token'
 ])
@@ -175,7 +191,7 @@ async function normalUserRefused (t: Test): Promise<void> {
     const url = route.url.replace(/:(\w+)/g, String(ids[resource] ?? 1))
     const method = route.method as Method
     // A body a forgetful handler would act on: quota for the user, a new status for channels and codes.
-    const payload = method === 'GET' || method === 'DELETE' ? undefined : { id: ids[resource] ?? 1, quota: 999_999_999, status: 2, role: ROLE.root, action: 'promote', key: 'Notice', value: 'owned' }
+    const payload = method === 'GET' || method === 'DELETE' ? undefined : { id: ids[resource] ?? 1, quota: 999_999_999, status: 2, role: ROLES.root, action: 'promote', key: 'Notice', value: 'owned' }
     const anonymous = await call(app, {}, method, url, payload)
     t.equal(anonymous.status, 401, `${route.method} ${route.url}: 401 without credentials`)
     for (const [how, headers] of [['session', normal.headers], ['access token', viaToken]] as const) {
@@ -193,8 +209,8 @@ async function normalUserRefused (t: Test): Promise<void> {
 t.test('SEC-08 an admin cannot touch a peer admin or the super admin, cannot grant admin, and root cannot remove itself', async (t) => {
   const { app } = await buildRecorded(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const a = await userSession(app, 'admin_a', ROLE.admin)
-  const b = await userSession(app, 'admin_b', ROLE.admin)
+  const a = await userSession(app, 'admin_a', ROLES.admin)
+  const b = await userSession(app, 'admin_b', ROLES.admin)
   const n = await userSession(app, 'normal_n')
   const aToken = await accessTokenHeaders(app, a)
   const R = root.user.id
@@ -209,57 +225,59 @@ t.test('SEC-08 an admin cannot touch a peer admin or the super admin, cannot gra
     for (const [target, name] of [[b.user.id, 'peer admin B'], [R, 'root']] as const) {
       t.equal((await call(app, headers, 'GET', `/api/user/${target}`)).status, 403, `A (${via}) cannot read ${name}`)
       await refused(headers, 'PUT', '/api/user/', { id: target, display_name: 'pwned', password: 'newpassword1', quota: 1, group: 'svip' }, `A (${via}) edits ${name}`)
-      await refused(headers, 'PUT', '/api/user/', { id: target, role: ROLE.common }, `A (${via}) sets ${name}'s role in an edit`)
+      await refused(headers, 'PUT', '/api/user/', { id: target, role: ROLES.common }, `A (${via}) sets ${name}'s role in an edit`)
       for (const action of ['promote', 'demote', 'disable', 'enable', 'delete']) {
         await refused(headers, 'POST', '/api/user/manage', { id: target, action }, `A (${via}) ${action}s ${name}`)
       }
     }
     const promote = await refused(headers, 'POST', '/api/user/manage', { id: n.user.id, action: 'promote' }, `A (${via}) promotes a normal user`)
     t.equal(promote.body?.message, 'Only the super admin can promote or demote admins')
-    await refused(headers, 'POST', '/api/user/', { username: 'sneaky', password: 'password123', role: ROLE.admin }, `A (${via}) creates an admin`)
-    await refused(headers, 'POST', '/api/user/', { username: 'sneaky', password: 'password123', role: ROLE.root }, `A (${via}) creates a super admin`)
+    await refused(headers, 'POST', '/api/user/', { username: 'sneaky', password: 'password123', role: ROLES.admin }, `A (${via}) creates an admin`)
+    await refused(headers, 'POST', '/api/user/', { username: 'sneaky', password: 'password123', role: ROLES.root }, `A (${via}) creates a super admin`)
     await refused(headers, 'POST', '/api/user/', { username: 'sneaky', password: 'password123', role: 50 }, `A (${via}) creates an unknown high role`)
-    await refused(headers, 'PUT', '/api/user/', { id: a.user.id, role: ROLE.root }, `A (${via}) edits itself through the admin route`)
+    await refused(headers, 'PUT', '/api/user/', { id: a.user.id, role: ROLES.root }, `A (${via}) edits itself through the admin route`)
   }
   // Role (and other privileged) fields in bodies the caller may send are ignored, never applied.
-  const edit = await call(app, a.headers, 'PUT', '/api/user/', { id: n.user.id, role: ROLE.root, status: 1, deleted_at: null })
-  t.ok(edit.body?.success === false || edit.body?.data?.role === ROLE.common, 'role in an admin\'s edit of a normal user is ignored or refused')
+  const edit = await call(app, a.headers, 'PUT', '/api/user/', { id: n.user.id, role: ROLES.root, status: 1, deleted_at: null })
+  t.ok(edit.body?.success === false || edit.body?.data?.role === ROLES.common, 'role in an admin\'s edit of a normal user is ignored or refused')
   for (const [headers, via] of [[a.headers, 'session'], [aToken, 'access token']] as const) {
-    const self = await call(app, headers, 'PUT', '/api/user/self', { role: ROLE.root, quota: 999_999_999, group: 'svip', status: 1, username: 'root' })
-    t.ok(self.body?.success === false || self.body?.data?.role === ROLE.admin, `role in A's own profile (${via}) is ignored or refused`)
+    const self = await call(app, headers, 'PUT', '/api/user/self', { role: ROLES.root, quota: 999_999_999, group: 'svip', status: 1, username: 'root' })
+    t.ok(self.body?.success === false || self.body?.data?.role === ROLES.admin, `role in A's own profile (${via}) is ignored or refused`)
   }
-  const nSelf = await call(app, n.headers, 'PUT', '/api/user/self', { role: ROLE.root, access_token: 'x' })
-  t.ok(nSelf.body?.success === false || nSelf.body?.data?.role === ROLE.common, 'a normal user\'s own profile edit ignores role too')
+  const nSelf = await call(app, n.headers, 'PUT', '/api/user/self', { role: ROLES.root, access_token: 'x' })
+  t.ok(nSelf.body?.success === false || nSelf.body?.data?.role === ROLES.common, 'a normal user\'s own profile edit ignores role too')
 
   // The super admin cannot remove itself, by any route.
   for (const action of ['disable', 'delete', 'demote']) {
     const res = await refused(root.headers, 'POST', '/api/user/manage', { id: R, action }, `root ${action}s itself`)
-    t.not(res.body?.data?.role, ROLE.common)
+    t.not(res.body?.data?.role, ROLES.common)
   }
-  await refused(root.headers, 'PUT', '/api/user/', { id: R, role: ROLE.common, group: 'x' }, 'root edits itself through the admin route')
+  await refused(root.headers, 'PUT', '/api/user/', { id: R, role: ROLES.common, group: 'x' }, 'root edits itself through the admin route')
   await refused(root.headers, 'DELETE', '/api/user/self', undefined, 'root deletes its own account')
-  await refused(root.headers, 'POST', '/api/user/', { username: 'root2', password: 'password123', role: ROLE.root }, 'root creates a second super admin')
+  await refused(root.headers, 'POST', '/api/user/', { username: 'root2', password: 'password123', role: ROLES.root }, 'root creates a second super admin')
   t.equal((await call(app, root.headers, 'POST', '/api/user/', { username: 'odd', password: 'password123', role: 50 })).status, 400, 'roles other than normal and admin cannot be created')
 
   t.same(await snapshot(app), before, 'every row is as it was')
-  const roots = await app.db.selectFrom('users').select('id').where('role', '>=', ROLE.root).where('status', '=', 1).where('deleted_at', 'is', null).execute()
+  const roots = await app.db.selectFrom('users').select('id').where('role', '>=', ROLES.root).where('status', '=', 1).where('deleted_at', 'is', null).execute()
   t.same(roots.map((r) => r.id), [R], 'exactly one live, enabled super admin')
-  t.equal((await call(app, root.headers, 'GET', '/api/user/self')).body?.data?.role, ROLE.root, 'root still signs in as root')
+  t.equal((await call(app, root.headers, 'GET', '/api/user/self')).body?.data?.role, ROLES.root, 'root still signs in as root')
 
   // What root may do still works: the refusals above are about rank, not a blanket lock.
-  t.equal((await call(app, root.headers, 'POST', '/api/user/manage', { id: n.user.id, action: 'promote' })).body?.data?.role, ROLE.admin, 'root promotes')
+  t.equal((await call(app, root.headers, 'POST', '/api/user/manage', { id: n.user.id, action: 'promote' })).body?.data?.role, ROLES.admin, 'root promotes')
   t.equal((await call(app, root.headers, 'POST', '/api/user/manage', { id: b.user.id, action: 'disable' })).body?.data?.status, 2, 'root disables an admin')
 })
 
 t.test('SEC-10 option secrets are write-only: masked on read, absent from /api/status, kept when a form is saved whole; admins get 403', async (t) => {
   const { app } = await buildRecorded(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const normal = await userSession(app, 'normal')
   const adminToken = await accessTokenHeaders(app, admin)
   const secrets: Record<string, string> = {
     EpayKey: 'epay-key-5f1c', SMTPToken: 'smtp-token-9a2e', GitHubClientSecret: 'gh-secret-77d0', LinuxDOClientSecret: 'linuxdo-secret-3b8a',
-    TelegramBotToken: '123456:tg-bot-token-c4e1', TurnstileSecretKey: 'turnstile-secret-0x6f', WeChatServerToken: 'wechat-token-e5d2', WorkerValidKey: 'worker-valid-key-19ac'
+    TelegramBotToken: '123456:tg-bot-token-c4e1', TurnstileSecretKey: 'turnstile-secret-0x6f', WeChatServerToken: 'wechat-token-e5d2', WorkerValidKey: 'worker-valid-key-19ac',
+    StripeApiSecret: 'sk_test_stripe-secret-4d1a', StripeWebhookSecret: 'whsec_stripe-webhook-8c3b',
+    CreemApiKey: 'creem_test_api-key-6e0f', CreemWebhookSecret: 'whsec_creem-webhook-2a7d'
   }
   t.same(Object.keys(secrets).sort(), [...SECRET_OPTIONS].sort(), 'every credential option of the product is covered')
   const stored = async (key: string) => (await app.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value

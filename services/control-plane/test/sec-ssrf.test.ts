@@ -1,6 +1,6 @@
+import { ROLES } from '@modelgate/contracts'
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
-import { ROLE } from '@modelgate/db'
 import { testDns, type TestDns } from '@modelgate/testing'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
@@ -167,7 +167,7 @@ t.test('SEC-24 other outbound URLs: fetch_models and proxies through the same gu
   await t.test('POST /api/channel/fetch_models', async (t) => {
     const app = await build(t, { OUTBOUND_PUBLIC_ONLY: 'true', OUTBOUND_DNS_SERVERS: names.server })
     const root = await login(app, ROOT.username, ROOT.password)
-    const user = await userSession(app, 'plain', ROLE.common)
+    const user = await userSession(app, 'plain', ROLES.common)
     const asUser = await api(app, user, 'POST', '/api/channel/fetch_models', { type: 1, key: 'sk-x', base_url: upstream.url })
     t.equal(asUser.status, 403, 'a normal user may not call it')
 
@@ -211,7 +211,7 @@ t.test('SEC-24 other outbound URLs: fetch_models and proxies through the same gu
     // The browser is sent to these, the server never connects: a private address stays possible.
     t.match(await put('PayAddress', 'http://192.168.1.10/pay'), { success: true }, 'PayAddress is only checked for metadata')
     t.match(await put('WeChatServerAddress', 'https://wechat.example.com'), { success: true }, 'a public WeChat server saves')
-    const user = await userSession(app, 'admin2', ROLE.admin)
+    const user = await userSession(app, 'admin2', ROLES.admin)
     t.equal((await api(app, user, 'PUT', '/api/option/', { key: 'WeChatServerAddress', value: 'https://x.example.com' })).status, 403, 'options are root-only')
   })
 

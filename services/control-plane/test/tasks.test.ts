@@ -1,4 +1,4 @@
-import { ROLE } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
 import t from 'tap'
 import { build, login, ROOT, userSession } from './helpers.js'
 
@@ -7,7 +7,7 @@ t.test('drawing and music task lists: admins filter everyone\'s, users see their
   const root = await login(app, ROOT.username, ROOT.password)
   const alice = await userSession(app, 'alice')
   const bob = await userSession(app, 'bob')
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const now = Math.floor(Date.now() / 1000)
   await app.db.insertInto('midjourneys').values([
     { user_id: alice.user.id, mj_id: 'mj-1', action: 'IMAGINE', status: 'SUCCESS', code: 1, channel_id: 7, submit_time: now - 100, prompt: 'a cat', buttons: null, properties: null },

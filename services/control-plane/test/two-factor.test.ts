@@ -1,5 +1,5 @@
+import { ROLES } from '@modelgate/contracts'
 import { createHash, createHmac } from 'node:crypto'
-import { ROLE } from '@modelgate/db'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
@@ -323,8 +323,8 @@ t.test('changing the password, the email or a credential option needs a fresh ve
 t.test('admins see 2FA statistics and reset it only for lower roles, with an audit entry', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const adminA = await userSession(app, 'admin_a', ROLE.admin)
-  const adminB = await userSession(app, 'admin_b', ROLE.admin)
+  const adminA = await userSession(app, 'admin_a', ROLES.admin)
+  const adminB = await userSession(app, 'admin_b', ROLES.admin)
   const normal = await userSession(app, 'normal')
   await enable2fa(app, adminB)
   await enable2fa(app, normal)
@@ -362,7 +362,7 @@ t.test('admins see 2FA statistics and reset it only for lower roles, with an aud
 t.test('TwoFactorRequiredForAdmins: admins without 2FA may only set it up', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const admin = await userSession(app, 'admin_c', ROLE.admin)
+  const admin = await userSession(app, 'admin_c', ROLES.admin)
   const normal = await userSession(app, 'normal_c')
   t.equal((await call(app, root.headers, 'PUT', '/api/option/', { key: 'TwoFactorRequiredForAdmins', value: 'yes' })).body.success, false, 'a boolean option')
   t.equal((await call(app, root.headers, 'GET', '/api/channel/')).status, 200, 'off by default')

@@ -1,11 +1,11 @@
-import { ROLE } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
 import t from 'tap'
 import { build, login, ROOT, userSession } from './helpers.js'
 
 t.test('every route refuses callers below its level', async (t) => {
   const app = await build(t)
   const normal = await userSession(app, 'normal')
-  const admin = await userSession(app, 'admin1', ROLE.admin)
+  const admin = await userSession(app, 'admin1', ROLES.admin)
   t.ok(app.routeAccess.length >= 15, 'the route table is populated')
   const levels = new Set(app.routeAccess.map((r) => r.auth))
   t.ok(levels.has('admin') && levels.has('root') && levels.has('user') && levels.has('public'))
@@ -30,8 +30,8 @@ t.test('every route refuses callers below its level', async (t) => {
 t.test('admins list, search, read, create and edit users below them only', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const admin = await userSession(app, 'adm', ROLE.admin)
-  const peer = await userSession(app, 'peer', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
+  const peer = await userSession(app, 'peer', ROLES.admin)
   const u1 = await userSession(app, 'zoe')
   await userSession(app, 'zack')
 
@@ -54,7 +54,7 @@ t.test('admins list, search, read, create and edit users below them only', async
 
   const created = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'newbie', password: 'password123', display_name: 'New' }, query: {} })
   t.equal(created.json().success, true)
-  const asAdmin = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'boss', password: 'password123', role: ROLE.admin } })
+  const asAdmin = await app.inject({ method: 'POST', url: '/api/user/', headers: admin.headers, payload: { username: 'boss', password: 'password123', role: ROLES.admin } })
   t.equal(asAdmin.json().success, false, 'an admin cannot create an admin')
   const dup = await app.inject({ method: 'POST', url: '/api/user/', headers: { ...admin.headers, 'accept-language': 'en' }, payload: { username: 'newbie', password: 'password123' } })
   t.equal(dup.json().message, 'Username already exists')
@@ -83,7 +83,7 @@ t.test('admins list, search, read, create and edit users below them only', async
 t.test('manage actions follow the role rules and return the new status and role', async (t) => {
   const app = await build(t)
   const root = await login(app, ROOT.username, ROOT.password)
-  const admin = await userSession(app, 'adm', ROLE.admin)
+  const admin = await userSession(app, 'adm', ROLES.admin)
   const u = await userSession(app, 'plain')
   const manage = async (who: { headers: Record<string, string> }, id: number, action: string) =>
     await app.inject({ method: 'POST', url: '/api/user/manage', headers: { ...who.headers, 'accept-language': 'en' }, payload: { id, action } })
@@ -166,7 +166,7 @@ t.test('quota changes made in the console reach the balance the gateways spend f
 
 t.test('admins set a user\'s concurrency limit; a user cannot set their own', async (t) => {
   const app = await build(t)
-  const admin = await userSession(app, 'limiter', ROLE.admin)
+  const admin = await userSession(app, 'limiter', ROLES.admin)
   const u = await userSession(app, 'limited')
   const put = async (headers: Record<string, string>, url: string, payload: object) =>
     await app.inject({ method: 'PUT', url, headers: { ...headers, 'accept-language': 'en' }, payload })

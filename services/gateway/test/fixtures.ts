@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadGatewayConfig } from '@modelgate/config'
-import { USAGE_QUEUE, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, migrateToLatest, createDb, settleUsageBatch } from '@modelgate/db'
+import { ROLES, TOKEN_STATUS, USAGE_QUEUE, type Role, type TokenStatus, type UsageBatch, type UsageEvent } from '@modelgate/contracts'
+import { type Database, type Kysely, createDb, redisSettlement, settleUsageBatch } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { fastifyOptions, SecretBox, tokenKeyHash } from '@modelgate/service'
 import { createServiceEnv, TEST_SECRETS } from '@modelgate/testing'
@@ -16,9 +16,8 @@ export const box = new SecretBox(TEST_SECRETS.CRYPTO_SECRET)
 /** A gateway on a fresh database; seed with the helpers below, then `await reload(app)`. */
 export async function buildGateway (t: Test, env: Record<string, string> = {}): Promise<{ app: FastifyInstance, url: string, env: Record<string, string> }> {
   const base = await createServiceEnv(t)
-  // Migrate first so seeding can happen before the gateway loads its state.
+  // The database is migrated (createServiceEnv): seeding can happen before the gateway loads its state.
   const db = createDb(base.DATABASE_URL!, { max: 2 })
-  await migrateToLatest(db)
   await db.destroy()
   const full = { ...base, CONTROL_PLANE_URL: 'http://127.0.0.1:1', UPSTREAM_TIMEOUT_MS: '2000', ...env }
   const app = Fastify(fastifyOptions('gateway', 'silent', { trustRequestId: false }))
@@ -41,11 +40,11 @@ export async function reload (app: FastifyInstance): Promise<void> {
   await app.relayState.loadAll()
 }
 
-export async function seedUser (db: Kysely<Database>, opts: { quota?: number, role?: number, group?: string, username?: string, concurrency?: number } = {}) {
+export async function seedUser (db: Kysely<Database>, opts: { quota?: number, role?: Role, group?: string, username?: string, concurrency?: number } = {}) {
   return await db.insertInto('users').values({
     username: opts.username ?? `u${randomBytes(3).toString('hex')}`,
     quota: opts.quota ?? 10_000_000,
-    role: opts.role ?? 1,
+    role: opts.role ?? ROLES.common,
     group: opts.group ?? 'default',
     access_token_hash: null,
     aff_code: null,
@@ -57,7 +56,7 @@ export async function seedUser (db: Kysely<Database>, opts: { quota?: number, ro
 
 /** A token of `userId`; returns its row and the key a client sends. */
 export async function seedToken (db: Kysely<Database>, userId: number, opts: Partial<{
-  remain: number, unlimited: boolean, status: number, expired: number, modelLimits: string, allowIps: string, group: string, name: string,
+  remain: number, unlimited: boolean, status: TokenStatus, expired: number, modelLimits: string, allowIps: string, group: string, name: string,
   rpm: number, tpm: number, concurrency: number
 }> = {}) {
   const key = `sk-${randomBytes(24).toString('hex')}`
@@ -68,7 +67,7 @@ export async function seedToken (db: Kysely<Database>, userId: number, opts: Par
     key_encrypted: box.seal(key),
     remain_quota: opts.remain ?? 10_000_000,
     unlimited_quota: opts.unlimited ?? false,
-    status: opts.status ?? 1,
+    status: opts.status ?? TOKEN_STATUS.enabled,
     expired_time: opts.expired ?? -1,
     model_limits_enabled: opts.modelLimits !== undefined,
     model_limits: opts.modelLimits ?? '',
@@ -137,7 +136,7 @@ export async function setOptions (db: Kysely<Database>, values: Record<string, u
 /** Settles events as the billing worker does: Postgres, then the Redis correction of each reservation. */
 export async function settle (app: FastifyInstance, events: readonly UsageEvent[]): Promise<void> {
   await settleUsageBatch(app.db, events, { writeLog: true })
-  await new QuotaStore(app.redis).settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  await new QuotaStore(app.redis).settleMany(events.map(redisSettlement))
 }
 
 /** How one fake upstream behaves; tests change it between requests. */

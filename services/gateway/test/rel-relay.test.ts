@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, settleUsageBatch } from '@modelgate/db'
+import { type Database, type Kysely, redisSettlement, settleUsageBatch } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import { countTokens } from 'gpt-tokenizer'
 import t, { type Test } from 'tap'
@@ -22,7 +22,7 @@ async function until (check: () => Promise<boolean> | boolean, ms = 10_000): Pro
 /** Settles as the billing worker does: Postgres (idempotent by request id), then Redis. */
 async function settle (db: Kysely<Database>, quota: QuotaStore, events: readonly UsageEvent[]): Promise<void> {
   await settleUsageBatch(db, events, { writeLog: true })
-  await quota.settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  await quota.settleMany(events.map(redisSettlement))
 }
 
 const chunk = (i: number, finish: string | null = null) =>

@@ -127,7 +127,7 @@ t.test('fails over on 500, 429 and timeouts, and disables a channel answering 40
   const client = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 })
   const ask = async () => await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
 
-  for (const behaviour of [{ failWith: { status: 500 } }, { failWith: { status: 429 } }, { delayMs: 1500 }]) {
+  for (const behaviour of [{ failWith: { status: 500 } }, { failWith: { status: 429 } }, { delayMs: 5000 }]) {
     bad.behaviour = behaviour
     const before = { bad: bad.requests.length, good: good.requests.length }
     t.equal((await ask()).choices[0]?.message.content, 'Hello there!', `answered despite ${JSON.stringify(behaviour)}`)

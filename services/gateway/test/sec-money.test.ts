@@ -1,5 +1,5 @@
 import type { UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, settleUsage, settleUsageBatch } from '@modelgate/db'
+import { type Database, type Kysely, redisSettlement, settleUsage, settleUsageBatch } from '@modelgate/db'
 import { QuotaStore } from '@modelgate/quota'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
@@ -24,7 +24,7 @@ async function post (base: string, key: string, body: Record<string, unknown>): 
  */
 async function settle (db: Kysely<Database>, quota: QuotaStore, events: readonly UsageEvent[]): Promise<void> {
   await settleUsageBatch(db, events, { writeLog: true })
-  await quota.settleMany(events.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  await quota.settleMany(events.map(redisSettlement))
 }
 
 /** Every event of the gateways (each publishes from its own buffer onto the one queue). */

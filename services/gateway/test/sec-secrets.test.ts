@@ -4,7 +4,7 @@ import { type AddressInfo, createServer as createTcpServer } from 'node:net'
 import { Writable } from 'node:stream'
 import { loadControlPlaneConfig, loadGatewayConfig } from '@modelgate/config'
 import controlPlane from '@modelgate/control-plane'
-import { createDb, migrateToLatest, settleUsageBatch } from '@modelgate/db'
+import { createDb, settleUsageBatch } from '@modelgate/db'
 import { fastifyOptions } from '@modelgate/service'
 import { createServiceEnv } from '@modelgate/testing'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -114,7 +114,6 @@ async function dumpRedis (url: string, prefix: string): Promise<string[]> {
 t.test('SEC-32 at LOG_LEVEL=debug no credential reaches a log line, a queued job, the logs table, Redis or an error answer', async (t) => {
   const env: Record<string, string> = { ...await createServiceEnv(t), LOG_LEVEL: 'debug', UPSTREAM_TIMEOUT_MS: '3000' }
   const db = createDb(env.DATABASE_URL!, { max: 2 })
-  await migrateToLatest(db)
   t.teardown(() => db.destroy())
 
   const upstream = await echoingUpstream(t)

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process'
 import { createDb, MIGRATION_LOCK_KEY, pendingMigrations, poolFigures, sql } from '@modelgate/db'
-import { createServiceEnv, freePort, until } from '@modelgate/testing'
+import { createServiceEnv, createTestDatabase, freePort, until } from '@modelgate/testing'
 import pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildGateway, seedToken, seedUser } from './fixtures.js'
 
 const SERVER = new URL('../dist/server.js', import.meta.url).pathname
@@ -21,8 +21,13 @@ async function get (url: string, headers: Record<string, string> = {}): Promise<
   return { status: res.status, body }
 }
 
+/** A service environment on an empty database (createServiceEnv's is migrated already): the migrations have work to do. */
+async function emptyDatabaseEnv (t: Test): Promise<Record<string, string>> {
+  return { ...await createServiceEnv(t), DATABASE_URL: await createTestDatabase(t) }
+}
+
 t.test('listen, then migrate: alive and not ready while migrations wait, the API after', async (t) => {
-  const env = await createServiceEnv(t)
+  const env = await emptyDatabaseEnv(t)
   // Hold the migration lock from another session: the gateway's migration waits on it, as a
   // replica does while another runs a long migration.
   const holder = new pg.Client({ connectionString: env['DATABASE_URL'] })
@@ -75,7 +80,7 @@ t.test('listen, then migrate: alive and not ready while migrations wait, the API
 })
 
 t.test('a failed migration exits non-zero with the error', async (t) => {
-  const env = await createServiceEnv(t)
+  const env = await emptyDatabaseEnv(t)
   // A table in the way of the first migration.
   const db = createDb(env['DATABASE_URL']!, { max: 1 })
   await sql`create table users (id int)`.execute(db)

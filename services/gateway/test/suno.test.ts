@@ -1,4 +1,4 @@
-import { type Database, type Kysely, updateUnfinishedTask } from '@modelgate/db'
+import { activateSubscription, type Database, type Kysely, updateUnfinishedTask } from '@modelgate/db'
 import { type ChannelConfig, sunoPoll, type UpstreamRequest } from '@modelgate/providers'
 import { QuotaStore } from '@modelgate/quota'
 import { fakeSuno, type FakeSuno } from '@modelgate/testing'
@@ -232,4 +232,22 @@ t.test('sunoPoll asks a channel about its tasks in one fetch and reads each stat
   t.same((await poll(channelOf(fake, 'wrong'), [a])).reports, [], 'a refused key reports nothing')
   t.equal(fake.requests.at(-1)!.headers.authorization, 'Bearer wrong')
   t.same(sunoPoll.pollRequests(channelOf(fake), []), [], 'nothing to ask, no request')
+})
+
+t.test('a task paid by a subscription\'s item names the item on its row (a failure refunds it there), and settles against it', async (t) => {
+  const { app, url, user, token } = await setup(t)
+  await setOptions(app.db, { ModelPrice: { suno_music: 0.2 } })
+  await reload(app)
+  const plan = await app.db.insertInto('subscription_plans').values({ title: 'Songs', price_minor: 500, duration_unit: 'month' }).returningAll().executeTakeFirstOrThrow()
+  await app.db.insertInto('subscription_plan_items').values({ plan_id: plan.id, model_name: 'suno_music', quota_type: 1, amount_total: 3 }).execute()
+  const sub = await app.db.transaction().execute(async (trx) => await activateSubscription(trx, { userId: user.id, planId: plan.id, source: 'admin' }))
+  const res = await call(url, token.key, 'POST', '/suno/submit/music', { prompt: 'paid by the plan' })
+  t.equal(res.status, 200)
+  const row = await app.db.selectFrom('tasks').select(['subscription_item_id', 'quota']).where('task_id', '=', res.body.data as string).executeTakeFirstOrThrow()
+  t.same(row, { subscription_item_id: sub.items[0]!.id, quota: 100_000 })
+  const events = await usageEvents(app)
+  t.equal(events[0]!.paid_by?.item_id, sub.items[0]!.id)
+  await settle(app, events)
+  t.equal((await app.db.selectFrom('user_subscription_items').select('amount_used').where('id', '=', sub.items[0]!.id).executeTakeFirstOrThrow()).amount_used, 1, 'one request of the three')
+  t.equal((await pgUser(app.db, user.id)).quota, 10_000_000, 'the wallet did not pay')
 })

@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { until } from '@modelgate/testing'
 import t, { type Test } from 'tap'
 import { ClientGone, FirstByteTimeout, isTimeout, readAll, readText, send } from '../src/relay/upstream.js'
 
@@ -40,7 +41,7 @@ t.test('an answer over the limit is refused and its connection dropped; a body c
     res.end()
   })
   await t.rejects(readAll(await send(post(up.url), new ClientGone(), { idleMs: 5000 }), 5000), /larger than 5000 bytes/)
-  await tick(50)
+  await until(() => up.cutShort() === 1, 5000, 10)
   t.equal(up.cutShort(), 1, 'the upstream saw the connection go before it finished')
   const cut = await upstream(t, async (res) => { res.writeHead(200, { 'content-length': '100' }); res.write('partial'); await tick(10); res.destroy() })
   await t.rejects(readAll(await send(post(cut.url), new ClientGone(), { idleMs: 5000 }), 5000))
@@ -62,6 +63,7 @@ t.test('a reader that stops the flow gets nothing more until it resumes', async 
       seen.push(chunk.toString())
       return flowing
     })
+    await until(() => seen.length > 0, 5000, 10)
     await tick(100)
     t.equal(seen.length, 1, `one chunk, then the flow stops (reader attached after ${attachAfter} ms)`)
     await tick(50)
@@ -114,7 +116,7 @@ t.test('a client that leaves cancels the call, before or after the headers', asy
   await tick(30)
   leaving.abort()
   await t.rejects(reading, /client has gone/)
-  await tick(50)
+  await until(() => streaming.cutShort() === 1, 5000, 10)
   t.equal(streaming.cutShort(), 1, 'the upstream connection was closed under the stream')
   t.equal(leaving.listenerCount('abort'), 0, 'nothing left listening once the call ended')
 })
@@ -144,7 +146,7 @@ t.test('the first-byte timeout: silent, or headers then nothing, is cut at it; a
   t.type(stalled, FirstByteTimeout, 'then the body never began: the reader fails')
   t.equal(res.error, stalled, 'and the call says why')
   t.ok(took >= 280 && took < 2000, `${took} ms from the send`)
-  await tick(50)
+  await until(() => headersOnly.cutShort() === 1, 5000, 10)
   t.equal(headersOnly.cutShort(), 1, 'the stalled connection was closed')
 
   const slow = await upstream(t, async (res) => {

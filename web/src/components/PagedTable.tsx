@@ -12,6 +12,8 @@ import TablePagination from '@mui/material/TablePagination'
 import TableRow from '@mui/material/TableRow'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
+import { HeadCells } from './columns'
+import { type Column, columnPlacement, shownColumns } from '../lib/columns'
 import { PAGE_SIZES } from '../lib/usePersistentState'
 import type { Selection } from '../lib/useSelection'
 
@@ -29,38 +31,38 @@ export interface PagedTableProps {
   ariaLabel?: string
   testId?: string
   loading: boolean
-  /** The header cells. */
-  head: ReactNode
+  /** The header (those with when: false left out). */
+  columns: readonly Column[]
   /** The rows. */
   children: ReactNode
-  /** Shows `emptyText` in one row across `columns` cells. */
+  /** Shows `emptyText` in one row across the columns. */
   empty: boolean
   emptyText: ReactNode
-  columns: number
   paging: Paging
   containerSx?: SxProps<Theme>
 }
 
 /**
  * A table of one page of rows with the page size choices of docs/domain.md. It scrolls sideways
- * inside its own box, so a wide table never makes the page wider than the window.
+ * inside its own box, so a wide table never makes the page wider than the window; a sticky column
+ * (the row actions) stays in view meanwhile, and secondary columns show from their width up.
  */
-export function PagedTable ({ ariaLabel, testId, loading, head, children, empty, emptyText, columns, paging, containerSx }: PagedTableProps) {
+export function PagedTable ({ ariaLabel, testId, loading, columns, children, empty, emptyText, paging, containerSx }: PagedTableProps) {
   const { t } = useTranslation()
   return (
     <Paper sx={{ minWidth: 0, overflow: 'hidden' }}>
       {/* The bar's room is kept while idle, so the rows do not move as loads start and end. */}
       {loading ? <LinearProgress /> : <Box sx={{ height: 4 }} />}
       <TableContainer sx={containerSx}>
-        <Table size='small' aria-label={ariaLabel} data-testid={testId}>
+        <Table size='small' aria-label={ariaLabel} data-testid={testId} sx={columnPlacement(columns)}>
           <TableHead>
-            <TableRow>{head}</TableRow>
+            <TableRow><HeadCells columns={columns} /></TableRow>
           </TableHead>
           <TableBody>
             {children}
             {empty && (
               <TableRow>
-                <TableCell colSpan={columns} align='center' sx={{ py: 4, color: 'text.secondary' }}>{emptyText}</TableCell>
+                <TableCell colSpan={shownColumns(columns).length} align='center' sx={{ py: 4, color: 'text.secondary' }}>{emptyText}</TableCell>
               </TableRow>
             )}
           </TableBody>

@@ -28,5 +28,35 @@ export const zh: Translations<Messages> = {
     rowsPerPage: '每页行数', displayedRows: '第 {{from}}–{{to}} 条，共 {{count}} 条', empty: '暂无数据', copyFailed: '无法复制到剪贴板，请手动复制：',
     unlimited: '无限', never: '永不过期', saved: '保存成功', noneSelected: '请至少选择一行', reset: '重置',
     forbidden: '无权访问此页面，权限不足'
+  },
+  creem: {
+    title: 'Creem 支付',
+    help: '选择一个套餐，在 Creem 的安全页面完成支付，Creem 确认支付后额度自动到账。',
+    price: '{{price}} {{currency}}',
+    credits: '到账 {{quota}}',
+    confirmTitle: '确认购买',
+    product: '套餐',
+    payable: '应付金额',
+    quota: '到账额度',
+    method: '支付方式',
+    methodName: 'Creem',
+    hint: '即将跳转到 Creem 支付页面，Creem 确认支付后额度自动到账。',
+    pay: '立即支付',
+    returned: 'Creem 已收到付款，确认后额度会自动到账。',
+    settings: {
+      title: 'Creem',
+      help: '通过 Creem 销售充值套餐。API 密钥、Webhook 密钥和至少一个商品都设置后才会开放。',
+      webhook: '需在 Creem 添加的 Webhook 地址：{{url}}（事件 checkout.completed、refund.created）。',
+      apiKey: 'API 密钥',
+      webhookSecret: 'Webhook 密钥',
+      testMode: '测试模式',
+      testModeHelp: '开启后在 Creem 测试环境（test-api.creem.io）创建支付，需使用测试密钥。',
+      products: '商品',
+      productsHelp: 'JSON 数组，每个套餐一项：{"name": "入门", "productId": "prod_...", "price": 4.99, "currency": "USD", "quota": 500000}。支付成功后充值对应额度。',
+      apiBase: 'API 地址',
+      apiBaseHelp: '留空则使用 Creem 官方 API（按测试模式开关选择测试或正式环境）。允许私有地址，拒绝云元数据地址。',
+      refundDeducts: '退款时扣回额度',
+      refundDeductsHelp: '开启后全额退款会从余额中扣回已充值的额度。'
+    }
   }
 }

@@ -12,6 +12,10 @@ import * as m20261129000100 from './2026_11_29_000100_add_two_factor.js'
 import * as m20261129000200 from './2026_11_29_000200_create_user_sessions.js'
 import * as m20261129000300 from './2026_11_29_000300_create_custom_oauth_providers.js'
 import * as m20261129000400 from './2026_11_29_000400_create_passkeys.js'
+import * as m20261129000500 from './2026_11_29_000500_create_checkins.js'
+import * as m20261129000600 from './2026_11_29_000600_add_stripe_top_ups.js'
+import * as m20261129000700 from './2026_11_29_000700_create_subscriptions.js'
+import * as m20261129000800 from './2026_11_29_000800_add_creem.js'
 
 /** Every migration, by name; names sort in the order they run. Add new ones at the end. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -27,5 +31,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_29_000100_add_two_factor': m20261129000100,
   '2026_11_29_000200_create_user_sessions': m20261129000200,
   '2026_11_29_000300_create_custom_oauth_providers': m20261129000300,
-  '2026_11_29_000400_create_passkeys': m20261129000400
+  '2026_11_29_000400_create_passkeys': m20261129000400,
+  '2026_11_29_000500_create_checkins': m20261129000500,
+  '2026_11_29_000600_add_stripe_top_ups': m20261129000600,
+  '2026_11_29_000700_create_subscriptions': m20261129000700,
+  '2026_11_29_000800_add_creem': m20261129000800
 }

@@ -1,6 +1,6 @@
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql, type Transaction } from 'kysely'
 import type { Channel, ChannelUpdate, Database, NewChannel } from '../schema/index.js'
-import { LOG_TYPE } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelStatus, LOG_TYPE } from '@modelgate/contracts'
 import { insertLog } from './logs.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -16,9 +16,12 @@ export type PublicChannel = Pick<Channel, typeof CHANNEL_PUBLIC_COLUMNS[number]>
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000)
 
+/** The statuses the system moves a channel between on its own (an admin's disable stands). */
+export type AutomaticChannelStatus = typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.autoDisabled
+
 /**
  * Rebuilds the routing index of `channelIds` from their rows: one ability per group x model of
- * the comma lists, enabled when the channel is (status 1), with the channel's priority, weight
+ * the comma lists, enabled when the channel is (CHANNEL_STATUS.enabled), with the channel's priority, weight
  * and tag. Call it in the transaction that changed the channels, so the gateways never load a
  * channel and an index that disagree.
  */
@@ -30,7 +33,7 @@ export async function replaceAbilities (trx: Transaction<Database>, channelIds: 
   await trx.deleteFrom('abilities').where('channel_id', 'in', ids).execute()
   await sql`
     insert into abilities ("group", model, channel_id, enabled, priority, weight, tag)
-    select distinct btrim(g.name), btrim(m.name), c.id, c.status = 1, c.priority, c.weight, c.tag
+    select distinct btrim(g.name), btrim(m.name), c.id, c.status = ${sql.lit(CHANNEL_STATUS.enabled)}, c.priority, c.weight, c.tag
     from channels c
     cross join lateral unnest(string_to_array(c."group", ',')) as g(name)
     cross join lateral unnest(string_to_array(c.models, ',')) as m(name)
@@ -102,9 +105,9 @@ export async function deleteChannel (db: Db, id: number): Promise<boolean> {
   return row !== undefined
 }
 
-/** Deletes every disabled (2) and auto-disabled (3) channel; returns how many. */
+/** Deletes every disabled and auto-disabled channel; returns how many. */
 export async function deleteDisabledChannels (db: Db): Promise<number> {
-  const rows = await db.deleteFrom('channels').where('status', 'in', [2, 3]).returning('id').execute()
+  const rows = await db.deleteFrom('channels').where('status', 'in', [CHANNEL_STATUS.disabled, CHANNEL_STATUS.autoDisabled]).returning('id').execute()
   return rows.length
 }
 
@@ -119,7 +122,7 @@ export async function recordChannelBalance (db: Db, id: number, balance: number)
 }
 
 /** Channels with one of `statuses`, keys included, by id. */
-export async function findChannelsByStatus (db: Db, statuses: readonly number[]): Promise<Channel[]> {
+export async function findChannelsByStatus (db: Db, statuses: readonly ChannelStatus[]): Promise<Channel[]> {
   return await db.selectFrom('channels').selectAll().where('status', 'in', [...statuses]).orderBy('id').execute()
 }
 
@@ -245,13 +248,13 @@ export async function listChannelsByTag (db: Db, q: ChannelListQuery): Promise<{
 }
 
 /**
- * Moves a channel between enabled (1) and auto-disabled (3) on the system's own judgement: only
+ * Moves a channel between enabled and auto-disabled on the system's own judgement: only
  * from `from` (a change an admin made meanwhile wins), with the reason and time in other_info,
  * the routing index following, and a system log. Returns false when the channel was not in `from`.
  */
 export async function setChannelStatusAutomatically (
   db: Kysely<Database>,
-  change: { id: number, from: number, to: 1 | 3, reason: string }
+  change: { id: number, from: ChannelStatus, to: AutomaticChannelStatus, reason: string }
 ): Promise<boolean> {
   const now = nowSeconds()
   return await db.transaction().execute(async (trx) => {
@@ -260,11 +263,11 @@ export async function setChannelStatusAutomatically (
       .where('id', '=', change.id).where('status', '=', change.from)
       .returning('name').executeTakeFirst()
     if (row === undefined) return false
-    await trx.updateTable('abilities').set({ enabled: change.to === 1 }).where('channel_id', '=', change.id).execute()
+    await trx.updateTable('abilities').set({ enabled: change.to === CHANNEL_STATUS.enabled }).where('channel_id', '=', change.id).execute()
     await insertLog(trx, {
       type: LOG_TYPE.system,
       channel_id: change.id,
-      content: `channel ${row.name} (#${change.id}) ${change.to === 1 ? 're-enabled' : 'auto-disabled'}: ${change.reason}`
+      content: `channel ${row.name} (#${change.id}) ${change.to === CHANNEL_STATUS.enabled ? 're-enabled' : 'auto-disabled'}: ${change.reason}`
     })
     return true
   })
@@ -272,13 +275,13 @@ export async function setChannelStatusAutomatically (
 
 /**
  * Moves one key of a multi-key channel (named by its fingerprint) to `to`, only from one of
- * `from` (a key without a state counts as enabled, 1), in one statement, with the reason and
+ * `from` (a key without a state counts as enabled), in one statement, with the reason and
  * time; `lastError` also records the error seen with the key. Returns false when the key was
  * not in `from`.
  */
 export async function setChannelKeyStatus (
   db: Db,
-  change: { id: number, fingerprint: string, from: readonly number[], to: 1 | 2 | 3, reason: string, lastError?: string }
+  change: { id: number, fingerprint: string, from: readonly ChannelStatus[], to: ChannelStatus, reason: string, lastError?: string }
 ): Promise<boolean> {
   const now = nowSeconds()
   const patch: Record<string, unknown> = { status: change.to, reason: change.reason, time: now }
@@ -289,7 +292,7 @@ export async function setChannelKeyStatus (
   const row = await db.updateTable('channels')
     .set({ key_states: sql`jsonb_set(key_states, array[${change.fingerprint}], coalesce(key_states -> ${change.fingerprint}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb)` })
     .where('id', '=', change.id)
-    .where(sql<SqlBool>`coalesce((key_states -> ${change.fingerprint} ->> 'status')::int, 1) = any(${[...change.from]}::int[])`)
+    .where(sql<SqlBool>`coalesce((key_states -> ${change.fingerprint} ->> 'status')::int, ${sql.lit(CHANNEL_STATUS.enabled)}) = any(${[...change.from]}::int[])`)
     .returning('id').executeTakeFirst()
   return row !== undefined
 }
@@ -297,8 +300,9 @@ export async function setChannelKeyStatus (
 /** Records the last upstream error seen with one key of a channel, leaving its status as it is. */
 export async function recordChannelKeyError (db: Db, id: number, fingerprint: string, message: string): Promise<void> {
   const patch = JSON.stringify({ last_error: message, last_error_time: nowSeconds() })
+  const enabled = JSON.stringify({ status: CHANNEL_STATUS.enabled })
   await db.updateTable('channels')
-    .set({ key_states: sql`jsonb_set(key_states, array[${fingerprint}], coalesce(key_states -> ${fingerprint}, '{"status": 1}'::jsonb) || ${patch}::jsonb)` })
+    .set({ key_states: sql`jsonb_set(key_states, array[${fingerprint}], coalesce(key_states -> ${fingerprint}, ${enabled}::jsonb) || ${patch}::jsonb)` })
     .where('id', '=', id).execute()
 }
 

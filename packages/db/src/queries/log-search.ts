@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
 import type { Database, Log } from '../schema/index.js'
-import { LOG_TYPE } from '@modelgate/contracts'
+import { LOG_TYPE, type LogType } from '@modelgate/contracts'
 
 /** Filters of the console's log views; an absent field does not filter. */
 export interface LogFilter {
@@ -8,7 +8,7 @@ export interface LogFilter {
   userId?: number
   /** Only rows of the users with this username (deleted accounts included). */
   username?: string
-  type?: number
+  type?: LogType
   tokenName?: string
   modelName?: string
   channelId?: number

@@ -1,3 +1,4 @@
+import { REDEMPTION_STATUS } from '@modelgate/contracts'
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, NewRedemption, Redemption } from '../schema/index.js'
 
@@ -8,6 +9,9 @@ export const REDEMPTION_COLUMNS = [
   'id', 'user_id', 'key', 'name', 'status', 'quota', 'created_time', 'redeemed_time', 'used_user_id'
 ] as const satisfies ReadonlyArray<keyof Redemption>
 export type RedemptionRow = Pick<Redemption, typeof REDEMPTION_COLUMNS[number]>
+
+/** The statuses an admin may set a code to (used is set by redeeming only). */
+export type SettableRedemptionStatus = typeof REDEMPTION_STATUS.unused | typeof REDEMPTION_STATUS.disabled
 
 /**
  * Live codes, newest first. A `keyword` matches part of the name (case-insensitive), and the id
@@ -42,17 +46,17 @@ export async function insertRedemptions (db: Db, rows: NewRedemption[]): Promise
 }
 
 /**
- * Changes name, quota or status of a live code that is not used (status 1 or 2), in one
+ * Changes name, quota or status of a live code that is not used (unused or disabled), in one
  * statement, so an edit racing a redemption either lands before it or is refused. Undefined when
  * nothing was changed.
  */
 export async function updateUnusedRedemption (
   db: Db,
   id: number,
-  patch: { name?: string, quota?: number, status?: 1 | 2 }
+  patch: { name?: string, quota?: number, status?: SettableRedemptionStatus }
 ): Promise<RedemptionRow | undefined> {
   return await db.updateTable('redemptions').set(patch)
-    .where('id', '=', id).where('status', 'in', [1, 2]).where('deleted_at', 'is', null)
+    .where('id', '=', id).where('status', 'in', [REDEMPTION_STATUS.unused, REDEMPTION_STATUS.disabled]).where('deleted_at', 'is', null)
     .returning(REDEMPTION_COLUMNS).executeTakeFirst()
 }
 
@@ -69,7 +73,7 @@ export async function softDeleteRedemption (db: Db, id: number, now: number): Pr
  * of many concurrent attempts on one code exactly one gets a row back.
  */
 export async function claimRedemption (db: Db, key: string, userId: number, now: number): Promise<RedemptionRow | undefined> {
-  return await db.updateTable('redemptions').set({ status: 3, used_user_id: userId, redeemed_time: now })
-    .where('key', '=', key).where('status', '=', 1).where('deleted_at', 'is', null)
+  return await db.updateTable('redemptions').set({ status: REDEMPTION_STATUS.used, used_user_id: userId, redeemed_time: now })
+    .where('key', '=', key).where('status', '=', REDEMPTION_STATUS.unused).where('deleted_at', 'is', null)
     .returning(REDEMPTION_COLUMNS).executeTakeFirst()
 }

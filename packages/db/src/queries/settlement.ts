@@ -26,32 +26,70 @@ export interface SettlementInput {
   audio_prompt_tokens?: number
   audio_completion_tokens?: number
   quota: number
-  outcome: 'success' | 'failed' | 'aborted'
+  /** `refused`: a request never admitted (ErrorLogEnabled): only its log row is written, whatever `quota` says. */
+  outcome: 'success' | 'failed' | 'aborted' | 'refused'
   usage_source: string
   price: Record<string, number>
   retried_channels: number[]
   /** `upstream`: the classified upstream failure, for admins only (admin_info.error, never the content). */
   error?: { status: number, message: string, upstream?: { status: number, code?: string, message: string } }
+  /** The subscription's entitlement item that paid instead of the wallet. */
+  paid_by?: { item_id: number, subscription_id: number, plan_title: string, quota_type: 0 | 1 }
 }
+
+/**
+ * What an event takes from the entitlement item that paid it, in the item's unit: its quota, or
+ * one request when it was served (a request that failed costs an item counted in requests nothing).
+ */
+export function entitlementCharge (e: Pick<SettlementInput, 'paid_by' | 'outcome' | 'quota'>): number {
+  if (e.paid_by === undefined || e.outcome === 'refused') return 0
+  if (e.paid_by.quota_type === 1) return e.outcome === 'failed' ? 0 : 1
+  return e.quota
+}
+
+/**
+ * The Redis correction of a settled event (the quota store's settleMany item): its actual cost,
+ * and the entitlement item that paid with what the item owes in its unit.
+ */
+export function redisSettlement (e: SettlementInput): { requestId: string, userId: number, tokenId: number, actual: number, itemId?: number, itemActual?: number } {
+  const base = { requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota }
+  return e.paid_by === undefined ? base : { ...base, itemId: e.paid_by.item_id, itemActual: entitlementCharge(e) }
+}
+
+/** What an event takes from the user's wallet: nothing when an entitlement item paid. */
+const walletCharge = (e: SettlementInput): number => (e.paid_by === undefined ? charged(e) : 0)
+
+/** A refused request (never admitted): it moves no balance or counter; only its error log row is kept. */
+const isRefused = (e: SettlementInput): boolean => e.outcome === 'refused'
+
+/** What the event charges: nothing for a refused request, whatever its quota field says. */
+const charged = (e: SettlementInput): number => (isRefused(e) ? 0 : e.quota)
 
 /**
  * Settles one usage event in one transaction: the idempotency record first (a redelivered event
  * stops there and changes nothing), then the user's, token's and channel's counters, the hourly
- * dashboard bucket and, when `writeLog`, the log row. Returns the user's new balance, or
+ * dashboard bucket and, when `writeLog`, the log row. A refused event writes its idempotency
+ * record and its error log row (whatever `writeLog`: the gateway sends one only while
+ * ErrorLogEnabled is on) and nothing else. Returns the user's balance after settlement, or
  * undefined when the event was already settled.
  */
 export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opts: { writeLog: boolean }): Promise<SettledUser | undefined> {
   return await db.transaction().execute(async (trx) => {
-    const fresh = await trx.insertInto('settlements').values({ request_id: e.request_id, user_id: e.user_id, quota: e.quota })
+    const fresh = await trx.insertInto('settlements').values({ request_id: e.request_id, user_id: e.user_id, quota: charged(e) })
       .onConflict((oc) => oc.column('request_id').doNothing()).returning('request_id').executeTakeFirst()
     if (fresh === undefined) return undefined
+    if (isRefused(e)) {
+      await trx.insertInto('logs').values(logRow(e)).onConflict((oc) => oc.columns(['request_id', 'created_at']).where('request_id', 'is not', null).doNothing()).execute()
+      const user = await trx.selectFrom('users').select(['quota', 'email', 'username']).where('id', '=', e.user_id).executeTakeFirst()
+      return { quota: user?.quota ?? 0, email: user?.email ?? '', username: user?.username ?? e.username }
+    }
     const served = e.outcome !== 'failed'
     const now = Math.floor(Date.now() / 1000)
     // Rows are always touched in the same order (user, token, channel, bucket) so that concurrent
     // settlements cannot deadlock.
     const user = await trx.updateTable('users')
       .set((eb) => ({
-        quota: eb('quota', '-', e.quota),
+        quota: eb('quota', '-', walletCharge(e)),
         used_quota: eb('used_quota', '+', e.quota),
         request_count: eb('request_count', '+', served ? 1 : 0)
       }))
@@ -67,6 +105,9 @@ export async function settleUsage (db: Kysely<Database>, e: SettlementInput, opt
     }
     if (e.channel_id > 0 && e.quota !== 0) {
       await trx.updateTable('channels').set((eb) => ({ used_quota: eb('used_quota', '+', e.quota) })).where('id', '=', e.channel_id).execute()
+    }
+    if (e.paid_by !== undefined && entitlementCharge(e) !== 0) {
+      await trx.updateTable('user_subscription_items').set((eb) => ({ amount_used: eb('amount_used', '+', entitlementCharge(e)) })).where('id', '=', e.paid_by.item_id).execute()
     }
     if (served) {
       const hour = e.created_at - (e.created_at % 3600)
@@ -94,9 +135,33 @@ function audioSplit (e: SettlementInput): Record<string, number | boolean> {
   return { audio: true, text_input: e.prompt_tokens - audioIn, text_output: e.completion_tokens - audioOut, audio_input: audioIn, audio_output: audioOut }
 }
 
+/** What a log's content says of an event: why it failed or was refused, or how it was billed. */
+function logContent (e: SettlementInput): string {
+  switch (e.outcome) {
+    case 'failed': return e.error?.message ?? 'request failed'
+    case 'refused': return e.error?.message ?? 'request refused'
+    default:
+      if (e.usage_source === 'estimated') return e.error?.message ?? 'estimated'
+      return e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : ''
+  }
+}
+
+/** Which paid, in the log's `other`: the wallet, or the subscription's item (and for one counted in requests, the request). */
+function billingSource (e: SettlementInput): Record<string, string | number> {
+  if (e.outcome === 'refused') return {}
+  if (e.paid_by === undefined) return { billing_source: 'wallet' }
+  return {
+    billing_source: 'subscription',
+    subscription_id: e.paid_by.subscription_id,
+    subscription_item_id: e.paid_by.item_id,
+    plan_title: e.paid_by.plan_title,
+    ...(e.paid_by.quota_type === 1 ? { subscription_requests: entitlementCharge(e) } : {})
+  }
+}
+
 /** The log row of one settled event (docs/domain.md, `other` with ratios and admin_info). */
 function logRow (e: SettlementInput) {
-  const served = e.outcome !== 'failed'
+  const served = e.outcome === 'success' || e.outcome === 'aborted'
   return {
     created_at: e.created_at,
     type: served ? LOG_TYPE.consume : LOG_TYPE.error,
@@ -107,14 +172,14 @@ function logRow (e: SettlementInput) {
     model_name: e.model_name,
     channel_id: e.channel_id,
     group: e.group,
-    quota: e.quota,
+    quota: charged(e),
     prompt_tokens: e.prompt_tokens,
     completion_tokens: e.completion_tokens,
     use_time: Math.round(e.use_time_ms / 1000),
     is_stream: e.is_stream,
     ip: e.ip,
     request_id: e.request_id,
-    content: e.outcome === 'failed' ? (e.error?.message ?? 'request failed') : e.usage_source === 'estimated' ? (e.error?.message ?? 'estimated') : e.outcome === 'aborted' ? 'client disconnected or upstream stream ended early; billed what was streamed' : '',
+    content: logContent(e),
     other: JSON.stringify({
       ...e.price,
       frt: e.first_response_ms,
@@ -124,6 +189,7 @@ function logRow (e: SettlementInput) {
       upstream_model: e.upstream_model,
       usage_source: e.usage_source,
       outcome: e.outcome,
+      ...billingSource(e),
       admin_info: {
         use_channel: [...e.retried_channels, ...(e.channel_id > 0 ? [e.channel_id] : [])],
         ...(e.error?.upstream === undefined ? {} : { error: e.error.upstream })
@@ -138,7 +204,7 @@ function logRow (e: SettlementInput) {
  * not lock the same rows in opposite orders (deadlock). One statement for any number of rows,
  * so a batch spread over 10,000 channels costs what one channel does.
  */
-async function lockInIdOrder (trx: Kysely<Database>, table: 'users' | 'tokens' | 'channels', rows: ReadonlyMap<number, unknown>): Promise<number[]> {
+async function lockInIdOrder (trx: Kysely<Database>, table: 'users' | 'tokens' | 'channels' | 'user_subscription_items', rows: ReadonlyMap<number, unknown>): Promise<number[]> {
   const ids = [...rows.keys()].sort((a, b) => a - b)
   if (ids.length > 1) await sql`select id from ${sql.table(table)} where id = any(${ids}::int[]) order by id for update`.execute(trx)
   return ids
@@ -188,13 +254,16 @@ export async function settleUsageBatch (db: Kysely<Database>, events: readonly S
     // which at hundreds of events a batch was most of the worker's query-building time.
     const { rows: inserted } = await sql<{ request_id: string }>`
       insert into settlements (request_id, user_id, quota)
-      select * from unnest(${unique.map((e) => e.request_id)}::text[], ${unique.map((e) => e.user_id)}::int[], ${unique.map((e) => e.quota)}::bigint[])
+      select * from unnest(${unique.map((e) => e.request_id)}::text[], ${unique.map((e) => e.user_id)}::int[], ${unique.map(charged)}::bigint[])
       on conflict (request_id) do nothing
       returning request_id
     `.execute(trx)
     const fresh = new Set(inserted.map((r) => r.request_id))
-    const todo = unique.filter((e) => fresh.has(e.request_id))
-    if (todo.length === 0) return
+    const settledNow = unique.filter((e) => fresh.has(e.request_id))
+    if (settledNow.length === 0) return
+    // Refused requests change no balance or counter: only their log rows are written (below).
+    const todo = settledNow.filter((e) => !isRefused(e))
+    const refused = settledNow.filter(isRefused)
     const now = Math.floor(Date.now() / 1000)
     const sum = <K>(key: (e: SettlementInput) => K | undefined, value: (e: SettlementInput) => [number, number]) => {
       const m = new Map<K, [number, number]>()
@@ -208,16 +277,30 @@ export async function settleUsageBatch (db: Kysely<Database>, events: readonly S
       return m
     }
     const served = (e: SettlementInput) => e.outcome !== 'failed'
-    const users = sum((e) => e.user_id, (e) => [e.quota, served(e) ? 1 : 0])
+    // Per user: what the wallet pays, what was used (whatever paid), and the requests served.
+    const users = new Map<number, [number, number, number]>()
+    for (const e of todo) {
+      const cur = users.get(e.user_id) ?? [0, 0, 0]
+      users.set(e.user_id, [cur[0] + walletCharge(e), cur[1] + e.quota, cur[2] + (served(e) ? 1 : 0)])
+    }
     const payers = new Map<number, SettledUser>()
     const userIds = await lockInIdOrder(trx, 'users', users)
-    const { rows: paid } = await sql<SettledUser & { id: number }>`
-      update users as u set quota = u.quota - v.q, used_quota = u.used_quota + v.q, request_count = u.request_count + v.n
-      from unnest(${userIds}::int[], ${userIds.map((id) => users.get(id)![0])}::bigint[], ${userIds.map((id) => users.get(id)![1])}::int[]) as v(id, q, n)
-      where u.id = v.id
-      returning u.id, u.quota, u.email, u.username
-    `.execute(trx)
-    for (const row of paid) payers.set(row.id, { quota: Number(row.quota), email: row.email, username: row.username })
+    if (userIds.length > 0) {
+      const { rows: paid } = await sql<SettledUser & { id: number }>`
+        update users as u set quota = u.quota - v.w, used_quota = u.used_quota + v.q, request_count = u.request_count + v.n
+        from unnest(${userIds}::int[], ${userIds.map((id) => users.get(id)![0])}::bigint[], ${userIds.map((id) => users.get(id)![1])}::bigint[],
+                    ${userIds.map((id) => users.get(id)![2])}::int[]) as v(id, w, q, n)
+        where u.id = v.id
+        returning u.id, u.quota, u.email, u.username
+      `.execute(trx)
+      for (const row of paid) payers.set(row.id, { quota: Number(row.quota), email: row.email, username: row.username })
+    }
+    // The users of refused requests only, read (never written): their balance as it is.
+    const readOnly = [...new Set(refused.map((e) => e.user_id).filter((id) => !payers.has(id)))]
+    if (readOnly.length > 0) {
+      const rows = await trx.selectFrom('users').select(['id', 'quota', 'email', 'username']).where('id', 'in', readOnly).execute()
+      for (const row of rows) payers.set(row.id, { quota: row.quota, email: row.email, username: row.username })
+    }
     const tokens = sum((e) => (e.token_id > 0 ? e.token_id : undefined), (e) => [e.quota, e.unlimited_token ? 0 : e.quota])
     const tokenIds = await lockInIdOrder(trx, 'tokens', tokens)
     if (tokenIds.length > 0) {
@@ -234,6 +317,15 @@ export async function settleUsageBatch (db: Kysely<Database>, events: readonly S
         update channels as c set used_quota = c.used_quota + v.q
         from unnest(${channelIds}::int[], ${channelIds.map((id) => channels.get(id)![0])}::bigint[]) as v(id, q)
         where c.id = v.id
+      `.execute(trx)
+    }
+    const items = sum((e) => (e.paid_by !== undefined && entitlementCharge(e) !== 0 ? e.paid_by.item_id : undefined), (e) => [entitlementCharge(e), 0])
+    const itemIds = await lockInIdOrder(trx, 'user_subscription_items', items)
+    if (itemIds.length > 0) {
+      await sql`
+        update user_subscription_items as i set amount_used = i.amount_used + v.q
+        from unnest(${itemIds}::int[], ${itemIds.map((id) => items.get(id)![0])}::bigint[]) as v(id, q)
+        where i.id = v.id
       `.execute(trx)
     }
     const buckets = new Map<string, { user_id: number, username: string, model_name: string, created_at: number, token_used: number, count: number, quota: number }>()
@@ -255,8 +347,10 @@ export async function settleUsageBatch (db: Kysely<Database>, events: readonly S
         }))
         .execute()
     }
-    if (opts.writeLog) await insertLogs(trx, todo.map(logRow))
-    for (const e of todo) result.set(e.request_id, payers.get(e.user_id))
+    // A refused event's row is written whatever `writeLog`: the gateway sends one only while ErrorLogEnabled is on.
+    const logged = opts.writeLog ? settledNow : refused
+    if (logged.length > 0) await insertLogs(trx, logged.map(logRow))
+    for (const e of settledNow) result.set(e.request_id, payers.get(e.user_id) ?? (isRefused(e) ? { quota: 0, email: '', username: e.username } : undefined))
   })
   return result
 }

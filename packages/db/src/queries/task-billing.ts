@@ -57,6 +57,9 @@ export interface TaskRefund {
   token_id: number
   unlimited_token: boolean
   quota: number
+  /** The entitlement item given back `itemAmount` (in its unit) instead of the wallet `quota`. */
+  itemId?: number
+  itemAmount?: number
 }
 
 /**
@@ -81,8 +84,17 @@ export async function failAndRefundTask (db: Kysely<Database>, table: TaskTable,
     const fresh = await trx.insertInto('settlements').values({ request_id: key, user_id: row.user_id, quota: -q })
       .onConflict((oc) => oc.column('request_id').doNothing()).returning('request_id').executeTakeFirst()
     if (fresh === undefined) return undefined
+    // Back to what paid: the subscription's item (its quota, or the one request), else the wallet.
+    const item = row.subscription_item_id === null
+      ? undefined
+      : await trx.selectFrom('user_subscription_items').select(['id', 'quota_type']).where('id', '=', row.subscription_item_id).executeTakeFirst()
+    const itemAmount = item === undefined ? 0 : item.quota_type === 1 ? 1 : q
+    if (item !== undefined) {
+      await trx.updateTable('user_subscription_items').set((eb) => ({ amount_used: sql<number>`greatest(0, ${eb.ref('amount_used')} - ${itemAmount})` }))
+        .where('id', '=', item.id).execute()
+    }
     const user = await trx.updateTable('users')
-      .set((eb) => ({ quota: eb('quota', '+', q), used_quota: eb('used_quota', '-', q) }))
+      .set((eb) => ({ quota: item === undefined ? eb('quota', '+', q) : eb.ref('quota'), used_quota: eb('used_quota', '-', q) }))
       .where('id', '=', row.user_id).returning('username').executeTakeFirst()
     if (row.token_id > 0) {
       await trx.updateTable('tokens')
@@ -104,9 +116,10 @@ export async function failAndRefundTask (db: Kysely<Database>, table: TaskTable,
       group: row.group,
       quota: q,
       request_id: key,
-      content: `task ${taskId} failed (${reason.slice(0, 200)}): refunded ${q}`
+      content: `task ${taskId} failed (${reason.slice(0, 200)}): refunded ${q}${item === undefined ? '' : ' to the subscription'}`,
+      ...(item === undefined ? {} : { other: { billing_source: 'subscription', subscription_item_id: item.id } })
     })
-    return { id, user_id: row.user_id, token_id: row.token_id, unlimited_token: row.unlimited_token, quota: q }
+    return { id, user_id: row.user_id, token_id: row.token_id, unlimited_token: row.unlimited_token, quota: q, ...(item === undefined ? {} : { itemId: item.id, itemAmount }) }
   })
 }
 

@@ -1,3 +1,4 @@
+import { TOKEN_STATUS, type TokenStatus } from '@modelgate/contracts'
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database, NewToken, Token } from '../schema/index.js'
 
@@ -81,24 +82,27 @@ export interface TokenEdit {
   concurrency_limit?: number
 }
 
+/** The statuses an owner may set a token to. */
+export type SettableTokenStatus = typeof TOKEN_STATUS.enabled | typeof TOKEN_STATUS.disabled
+
 /**
- * Status after an edit, computed from the row's values after the edit: 3 when past expiry, 4
- * when limited with nothing left, else 1.
+ * Status after an edit, computed from the row's values after the edit: expired when past
+ * expiry, exhausted when limited with nothing left, else enabled.
  */
-function statusWhenValid (edit: TokenEdit, quotaDelta: number, now: number): RawBuilder<number> {
+function statusWhenValid (edit: TokenEdit, quotaDelta: number, now: number): RawBuilder<TokenStatus> {
   const expiry = edit.expired_time !== undefined ? sql`${edit.expired_time}::bigint` : sql.ref('expired_time')
   const unlimited = edit.unlimited_quota !== undefined ? sql`${edit.unlimited_quota}::boolean` : sql.ref('unlimited_quota')
-  return sql<number>`case
-    when ${expiry} <> -1 and ${expiry} <= ${now}::bigint then 3
-    when not ${unlimited} and remain_quota + ${quotaDelta}::bigint <= 0 then 4
-    else 1 end`
+  return sql<TokenStatus>`case
+    when ${expiry} <> -1 and ${expiry} <= ${now}::bigint then ${sql.lit(TOKEN_STATUS.expired)}
+    when not ${unlimited} and remain_quota + ${quotaDelta}::bigint <= 0 then ${sql.lit(TOKEN_STATUS.exhausted)}
+    else ${sql.lit(TOKEN_STATUS.enabled)} end`
 }
 
 /**
  * Edits a live token of `userId` in one statement. `quotaDelta` is added to remain_quota in SQL,
- * so spending settled meanwhile is kept. Status: `enable` sets 1 (or 3/4 when the edited token
- * is still expired/exhausted), `disable` sets 2; otherwise an expired (3) or exhausted (4) token
- * the edit made valid again becomes 1, and every other status stays.
+ * so spending settled meanwhile is kept. Status: `enable` sets enabled (or expired/exhausted when
+ * the edited token still is), `disable` sets disabled; otherwise an expired or exhausted token
+ * the edit made valid again becomes enabled, and every other status stays.
  */
 export async function updateUserToken (
   db: Db,
@@ -108,8 +112,10 @@ export async function updateUserToken (
 ): Promise<PublicToken | undefined> {
   const valid = statusWhenValid(change.edit, change.quotaDelta, change.now)
   const status = change.status === 'disable'
-    ? sql<number>`2`
-    : change.status === 'enable' ? valid : sql<number>`case when status in (3, 4) then ${valid} else status end`
+    ? sql.lit<TokenStatus>(TOKEN_STATUS.disabled)
+    : change.status === 'enable'
+      ? valid
+      : sql<TokenStatus>`case when status in (${sql.lit(TOKEN_STATUS.expired)}, ${sql.lit(TOKEN_STATUS.exhausted)}) then ${valid} else status end`
   return await db.updateTable('tokens')
     .set((eb) => ({ ...change.edit, remain_quota: eb('remain_quota', '+', change.quotaDelta), status }))
     .where('id', '=', id).where('user_id', '=', userId).where('deleted_at', 'is', null)
@@ -117,13 +123,13 @@ export async function updateUserToken (
 }
 
 /**
- * Sets a live token's status to 2, or to 1 only while it is neither past its expiry nor (when
+ * Sets a live token's status to disabled, or to enabled only while it is neither past its expiry nor (when
  * limited) out of quota: checked in the same statement, so a concurrent settlement cannot slip
  * in between. Undefined when nothing was changed.
  */
-export async function setUserTokenStatus (db: Db, userId: number, id: number, status: 1 | 2, now: number): Promise<PublicToken | undefined> {
+export async function setUserTokenStatus (db: Db, userId: number, id: number, status: SettableTokenStatus, now: number): Promise<PublicToken | undefined> {
   let q = db.updateTable('tokens').set({ status }).where('id', '=', id).where('user_id', '=', userId).where('deleted_at', 'is', null)
-  if (status === 1) {
+  if (status === TOKEN_STATUS.enabled) {
     q = q.where((eb) => eb.or([eb('expired_time', '=', -1), eb('expired_time', '>', now)]))
       .where((eb) => eb.or([eb('unlimited_quota', '=', true), eb('remain_quota', '>', 0)]))
   }

@@ -1,36 +1,47 @@
-import { ROLES as ROLE, USER_STATUS } from '@modelgate/contracts'
+import { ROLES, type Role, USER_STATUS } from '@modelgate/contracts'
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { Database, NewUser, User, UserUpdate } from '../schema/index.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-/** Role numbers, named once in contracts as ROLES (docs/domain.md); ROLE here for the queries. */
-export { ROLE }
-
 /**
- * Creates the super admin `username` with `passwordHash` when the users table is empty.
- * Replicas may race here: the unique index on live usernames lets exactly one insert win.
- * `passwordIsDefault` (default true) flags the well-known first password until it changes.
- * Returns the created user, or undefined when users already existed.
+ * Creates the super admin `username` with `passwordHash` when the users table is empty (no
+ * account at all, deregistered ones included). Replicas starting together and first-run setup
+ * requests may race here: each runs under one transaction-scoped advisory lock, so exactly one
+ * insert wins whatever the usernames. `passwordIsDefault` (default true) flags the well-known first
+ * password until it changes. Returns the created user, or undefined when users already existed.
  */
 export async function insertRootUserIfNone (
-  db: Db,
+  db: Kysely<Database>,
   root: { username: string, passwordHash: string, quota: number, passwordIsDefault?: boolean }
 ): Promise<User | undefined> {
-  const { rows } = await sql<User>`
-    insert into users (username, display_name, password_hash, role, status, quota, password_is_default)
-    select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLE.root}, ${USER_STATUS.enabled}, ${root.quota}, ${root.passwordIsDefault ?? true}
-    where not exists (select 1 from users)
-    on conflict (username) where deleted_at is null do nothing
-    returning *
-  `.execute(db)
-  return rows[0]
+  return await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('first_user'))`.execute(trx)
+    // A new statement, a new snapshot: a first user committed while we waited is seen here.
+    const { rows } = await sql<User>`
+      insert into users (username, display_name, password_hash, role, status, quota, password_is_default)
+      select ${root.username}, 'Root User', ${root.passwordHash}, ${ROLES.root}, ${USER_STATUS.enabled}, ${root.quota}, ${root.passwordIsDefault ?? true}
+      where not exists (select 1 from users)
+      on conflict (username) where deleted_at is null do nothing
+      returning *
+    `.execute(trx)
+    return rows[0]
+  })
+}
+
+/** Whether any account exists (deregistered ones too), and whether a live super admin does. */
+export async function findUsersPresence (db: Db): Promise<{ any: boolean, root: boolean }> {
+  const row = await db.selectNoFrom((eb) => [
+    eb.exists(eb.selectFrom('users').select(sql`1`.as('one'))).as('any'),
+    eb.exists(eb.selectFrom('users').select(sql`1`.as('one')).where('role', '>=', ROLES.root).where('deleted_at', 'is', null)).as('root')
+  ]).executeTakeFirstOrThrow()
+  return { any: Boolean(row.any), root: Boolean(row.root) }
 }
 
 /** Usernames of live, enabled accounts still signing in with the default password. */
 export async function findDefaultPasswordUsernames (db: Db): Promise<string[]> {
   const rows = await db.selectFrom('users').select('username')
-    .where('password_is_default', '=', true).where('deleted_at', 'is', null).where('status', '=', 1)
+    .where('password_is_default', '=', true).where('deleted_at', 'is', null).where('status', '=', USER_STATUS.enabled)
     .orderBy('id').execute()
   return rows.map((r) => r.username)
 }
@@ -71,7 +82,7 @@ export async function findUserByAccessTokenHash (db: Db, hash: string | readonly
 
 /** Users below `belowRole` (plus the caller), newest first, with optional keyword and group filters. */
 export async function listUsers (db: Db, q: {
-  belowRole: number
+  belowRole: Role
   selfId: number
   keyword?: string
   group?: string
@@ -115,6 +126,18 @@ export async function addUserQuota (db: Db, id: number, delta: number): Promise<
     .set((eb) => ({ quota: eb('quota', '+', delta) }))
     .where('id', '=', id).where('deleted_at', 'is', null)
     .where((eb) => eb(eb('quota', '+', delta), '>=', 0))
+    .returningAll().executeTakeFirst()
+}
+
+/**
+ * Takes back `amount` quota credited by a payment that was refunded. Unlike console edits it may
+ * leave the balance below zero: the money went back to the payer, so what was spent from it is owed.
+ * Undefined when the user is gone.
+ */
+export async function deductRefundedQuota (db: Db, id: number, amount: number): Promise<User | undefined> {
+  return await db.updateTable('users')
+    .set((eb) => ({ quota: eb('quota', '-', amount) }))
+    .where('id', '=', id).where('deleted_at', 'is', null)
     .returningAll().executeTakeFirst()
 }
 

@@ -1,9 +1,10 @@
+import type { ChannelStatus } from '@modelgate/contracts'
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** The state of one key of a multi-key channel. */
 export interface ChannelKeyState {
-  /** 1 enabled, 2 disabled by an admin, 3 disabled by the system. */
-  status: number
+  /** CHANNEL_STATUS: enabled, disabled by an admin, or autoDisabled by the system. */
+  status: ChannelStatus
   /** Why the status last changed. */
   reason?: string
   /** Unix seconds of the last status change. */
@@ -16,7 +17,10 @@ export interface ChannelKeyState {
 /** Upstream provider account. */
 export interface ChannelsTable {
   id: Generated<number>
-  /** Channel type number (docs/domain.md). */
+  /**
+   * Channel type number (docs/domain.md), one of CHANNEL_TYPE when known. Kept a plain number, not
+   * ChannelType: a type without an adaptor (or newer than this code) can be stored, just not relayed.
+   */
   type: Generated<number>
   name: Generated<string>
   /** Upstream credential(s), one per line in multi-key channels; never logged. */
@@ -40,10 +44,10 @@ export interface ChannelsTable {
   weight: Generated<number>
   tag: string | null
   proxy_url: Generated<string>
-  /** Extra setting JSON text (types 8 and 45). */
+  /** Extra setting JSON text (CHANNEL_TYPE custom and codex). */
   setting: Generated<string>
-  /** 1 enabled, 2 disabled, 3 auto-disabled. */
-  status: Generated<number>
+  /** CHANNEL_STATUS: enabled, disabled (by an admin) or autoDisabled. */
+  status: Generated<ChannelStatus>
   /** Milliseconds, from the last test. */
   response_time: Generated<number>
   test_time: Generated<number>

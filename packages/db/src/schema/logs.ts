@@ -1,3 +1,4 @@
+import type { LogType } from '@modelgate/contracts'
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 
 /** Usage and audit log; partitioned by month on created_at. Rows are never updated. */
@@ -5,8 +6,8 @@ export interface LogsTable {
   id: Generated<number>
   /** Unix seconds; also the partition key. */
   created_at: number
-  /** 1 recharge, 2 consume, 3 manage, 4 system, 5 error; 0 unknown. */
-  type: Generated<number>
+  /** LOG_TYPE: topup, consume, manage, system, error or unknown. */
+  type: Generated<LogType>
   user_id: Generated<number>
   username: Generated<string>
   token_id: Generated<number>

@@ -1,3 +1,4 @@
+import type { RedemptionStatus } from '@modelgate/contracts'
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** Redemption code worth `quota` units, redeemable once. */
@@ -7,8 +8,8 @@ export interface RedemptionsTable {
   user_id: Generated<number>
   key: string
   name: Generated<string>
-  /** 1 unused, 2 disabled, 3 used. */
-  status: Generated<number>
+  /** REDEMPTION_STATUS: unused, disabled or used. */
+  status: Generated<RedemptionStatus>
   quota: Generated<number>
   created_time: Generated<number>
   redeemed_time: Generated<number>

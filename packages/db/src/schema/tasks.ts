@@ -13,6 +13,8 @@ export interface TaskBillingColumns {
   request_id: Generated<string>
   /** Unix seconds of the refund; 0 while not refunded. */
   refunded_at: Generated<number>
+  /** The subscription's entitlement item that paid (a refund goes back to it); null: the wallet. */
+  subscription_item_id: Generated<number | null>
   /** Unix ms until which one poller holds the task. */
   lease_until: Generated<number>
 }

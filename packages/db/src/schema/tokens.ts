@@ -1,3 +1,4 @@
+import type { TokenStatus } from '@modelgate/contracts'
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** Relay access token (sk-...). Looked up by hash; the encrypted copy lets the owner reveal it. */
@@ -11,8 +12,8 @@ export interface TokensTable {
   key_encrypted: string
   /** A masked form for lists, e.g. sk-abcd...wxyz. */
   key_hint: Generated<string>
-  /** 1 enabled, 2 disabled, 3 expired, 4 exhausted. */
-  status: Generated<number>
+  /** TOKEN_STATUS: enabled, disabled, expired or exhausted. */
+  status: Generated<TokenStatus>
   remain_quota: Generated<number>
   used_quota: Generated<number>
   unlimited_quota: Generated<boolean>

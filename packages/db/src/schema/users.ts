@@ -1,3 +1,4 @@
+import type { BillingPreference, Role, UserStatus } from '@modelgate/contracts'
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** Console account. Times are unix seconds; quota columns are integer quota units. */
@@ -14,10 +15,10 @@ export interface UsersTable {
   linuxdo_id: Generated<string>
   /** SHA-256 of the user's management access token, or null when none was generated. */
   access_token_hash: string | null
-  /** 1 normal, 10 admin, 100 super admin. */
-  role: Generated<number>
-  /** 1 active, 2 banned, 3 other. */
-  status: Generated<number>
+  /** ROLES: common, admin or root (super admin). */
+  role: Generated<Role>
+  /** USER_STATUS: enabled or disabled. */
+  status: Generated<UserStatus>
   group: Generated<string>
   quota: Generated<number>
   used_quota: Generated<number>
@@ -28,6 +29,8 @@ export interface UsersTable {
   aff_history_quota: Generated<number>
   /** 0 means none. */
   inviter_id: Generated<number>
+  /** Which pays a relay request first: an entitlement of an active subscription, or the wallet. */
+  billing_preference: Generated<BillingPreference>
   /** Concurrent relay requests allowed; 0 means no individual limit. */
   concurrency_limit: Generated<number>
   setting: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, Record<string, unknown> | string>

@@ -1,16 +1,14 @@
-import { createTestDatabase } from '@modelgate/testing'
+import { createMigratedDatabase } from '@modelgate/testing'
 import t from 'tap'
-import { countLogs, createDb, ensureLogPartitions, findLogs, type LogFilter, migrateToLatest, type NewLog, sql } from '../../src/index.js'
+import { countLogs, createDb, ensureLogPartitions, findLogs, type LogFilter, type NewLog, sql } from '../../src/index.js'
 
 const now = new Date()
 /** First second of the UTC month `k` months from now. */
 const month = (k: number) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + k, 1) / 1000
 
 t.test('pages are newest first across months, ties on created_at by id, with the exact total', async (t) => {
-  const url = await createTestDatabase(t)
-  const db = createDb(url)
+  const db = createDb(await createMigratedDatabase(t))
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
   const users = await db.insertInto('users')
     .values(['ann', 'ben'].map((username) => ({ username, access_token_hash: null, aff_code: null, deleted_at: null, setting: {} })))
     .returning(['id', 'username']).execute()
@@ -59,10 +57,8 @@ t.test('pages are newest first across months, ties on created_at by id, with the
 })
 
 t.test('a page of a busy filter is read from its index without sorting', async (t) => {
-  const url = await createTestDatabase(t)
-  const db = createDb(url)
+  const db = createDb(await createMigratedDatabase(t))
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
   const lo = month(-1)
   // 40 000 rows over two months, a tenth user 7's, plus a burst of 2 000 rows in one second.
   await sql`
@@ -82,10 +78,8 @@ t.test('a page of a busy filter is read from its index without sorting', async (
 })
 
 t.test('log partitions are vacuumed after 10 000 inserts, also the months created later', async (t) => {
-  const url = await createTestDatabase(t)
-  const db = createDb(url)
+  const db = createDb(await createMigratedDatabase(t))
   t.teardown(() => db.destroy())
-  await migrateToLatest(db)
   await ensureLogPartitions(db, new Date(Date.UTC(2031, 4, 17)), 0)
   const { rows } = await sql<{ name: string, options: string[] | null }>`
     select c.relname as name, c.reloptions as options from pg_inherits i join pg_class c on c.oid = i.inhrelid

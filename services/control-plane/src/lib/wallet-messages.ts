@@ -24,5 +24,15 @@ export const WM = defineMessages({
   },
   amountBelowMin: { en: 'The top-up amount cannot be less than {min}', zh: '充值数量不能小于 {min}' },
   payableTooLow: { en: 'The payable sum is too low', zh: '充值金额过低' },
-  payableTooHigh: { en: 'The payable sum is too high', zh: '充值金额过高' }
+  payableTooHigh: { en: 'The payable sum is too high', zh: '充值金额过高' },
+
+  stripeTopUpDisabled: { en: 'Card payment (Stripe) is not enabled by the administrator', zh: '管理员未开启 Stripe 银行卡充值' },
+  stripeAuthFailed: { en: 'Stripe refused the secret key; ask the administrator to check the Stripe settings', zh: 'Stripe 拒绝了密钥，请联系管理员检查 Stripe 设置' },
+  stripeRefused: { en: 'Stripe refused the payment: {detail}', zh: 'Stripe 拒绝了支付请求：{detail}' },
+  stripeUnreachable: { en: 'Stripe could not be reached; try again later', zh: '无法连接 Stripe，请稍后再试' },
+
+  topUpNotFound: { en: 'Top-up order not found', zh: '充值订单不存在' },
+  topUpAlreadyCompleted: { en: 'This top-up order is already completed', zh: '该充值订单已完成' },
+  topUpNotPending: { en: 'Only a pending top-up order can be completed', zh: '只有待支付的充值订单可以补单' },
+  topUpCompleted: { en: 'Order completed: {quota} credited to {username}', zh: '补单成功：已为 {username} 充值 {quota}' }
 })

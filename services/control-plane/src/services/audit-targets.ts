@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto'
 import { OPTION_DEFAULTS, type OptionKey, type RedemptionView, SECRET_OPTIONS } from '@modelgate/contracts'
 import { type Channel, type Database, findAllOptions, findChannelsByIds, type Transaction, type User } from '@modelgate/db'
 import type { SecretBox } from '@modelgate/service'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { type AuditEntry, recordAudits } from './audit.js'
+import type { Deps } from './deps.js'
 
 // What the audit trail records of each target: the fields an admin sets, in their stored form.
 // Credentials go in under names the audit recognises (key, password), so they are written as
@@ -87,8 +88,8 @@ export function redemptionAudit (row: Pick<RedemptionView, 'name' | 'quota' | 's
 }
 
 /** Channel snapshots by id, from rows read before a change. */
-export function channelSnapshots (app: FastifyInstance, rows: readonly Channel[]): Map<number, Record<string, unknown>> {
-  return new Map(rows.map((row) => [row.id, channelAudit(row, app.secrets)]))
+export function channelSnapshots ({ secrets }: Deps<'secrets'>, rows: readonly Channel[]): Map<number, Record<string, unknown>> {
+  return new Map(rows.map((row) => [row.id, channelAudit(row, secrets)]))
 }
 
 /**
@@ -96,8 +97,8 @@ export function channelSnapshots (app: FastifyInstance, rows: readonly Channel[]
  * snapshots read before it (none on create), the rows read now are the after (none once
  * deleted). A channel the change left as it was gets no entry.
  */
-export async function auditChannels (app: FastifyInstance, req: FastifyRequest, action: string, ids: readonly number[], before: ReadonlyMap<number, Record<string, unknown>> = new Map(), note?: string): Promise<void> {
-  const after = channelSnapshots(app, await findChannelsByIds(app.db, ids))
+export async function auditChannels (deps: Deps<'db' | 'secrets'>, req: FastifyRequest, action: string, ids: readonly number[], before: ReadonlyMap<number, Record<string, unknown>> = new Map(), note?: string): Promise<void> {
+  const after = channelSnapshots(deps, await findChannelsByIds(deps.db, ids))
   const entries: AuditEntry[] = []
   for (const id of ids) {
     const b = before.get(id)
@@ -108,7 +109,7 @@ export async function auditChannels (app: FastifyInstance, req: FastifyRequest, 
     if (notes.length > 0) entry.note = notes.join('; ')
     entries.push(entry)
   }
-  await recordAudits(app, req, entries)
+  await recordAudits(deps, req, entries)
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -147,8 +148,8 @@ function optionSides (before: string, after: string): [unknown, unknown] {
  * that changes; credentials (SECRET_OPTIONS) are written as "[changed]", other options as they
  * are, whatever their names (`DisplayTokenStatEnabled` is no token).
  */
-export async function optionAuditor (app: FastifyInstance, req: FastifyRequest, values: Partial<Record<OptionKey, string>>, note?: string): Promise<(trx: Transaction<Database>) => Promise<void>> {
-  const stored = await findAllOptions(app.db)
+export async function optionAuditor (deps: Deps<'db'>, req: FastifyRequest, values: Partial<Record<OptionKey, string>>, note?: string): Promise<(trx: Transaction<Database>) => Promise<void>> {
+  const stored = await findAllOptions(deps.db)
   const entries: AuditEntry[] = []
   for (const [key, value] of Object.entries(values) as Array<[OptionKey, string]>) {
     const old = stored.get(key) ?? OPTION_DEFAULTS[key]
@@ -164,5 +165,5 @@ export async function optionAuditor (app: FastifyInstance, req: FastifyRequest, 
       ...(note === undefined ? {} : { note })
     })
   }
-  return async (trx) => { await recordAudits(app, req, entries, trx) }
+  return async (trx) => { await recordAudits(deps, req, entries, trx) }
 }

@@ -1,6 +1,7 @@
 import { type AuditFilterQuery, type AuditLogView, csvField } from '@modelgate/contracts'
 import { type AuditChange, type AuditLog, type AuditLogFilter, type Database, insertAuditLogs, type Kysely, type Transaction } from '@modelgate/db'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import type { Deps } from './deps.js'
 
 /**
  * One admin or root action for the audit trail. `before` and `after` are the target's fields as
@@ -112,16 +113,16 @@ export function auditChanges (entry: Pick<AuditEntry, 'before' | 'after' | 'secr
  * Pass the caller's transaction as `db` so the entry commits or rolls back with the change. An
  * entry given both a before and an after that do not differ is not written: nothing changed.
  */
-export async function recordAudit (app: FastifyInstance, req: FastifyRequest, entry: AuditEntry, db?: Kysely<Database> | Transaction<Database>): Promise<void> {
-  await recordAudits(app, req, [entry], db)
+export async function recordAudit (deps: Deps<'db'>, req: FastifyRequest, entry: AuditEntry, db?: Kysely<Database> | Transaction<Database>): Promise<void> {
+  await recordAudits(deps, req, [entry], db)
 }
 
 /** Writes several entries of one request in one statement (a batch of channels, say). */
-export async function recordAudits (app: FastifyInstance, req: FastifyRequest, entries: readonly AuditEntry[], db?: Kysely<Database> | Transaction<Database>): Promise<void> {
+export async function recordAudits (deps: Deps<'db'>, req: FastifyRequest, entries: readonly AuditEntry[], db?: Kysely<Database> | Transaction<Database>): Promise<void> {
   const actor = req.auth?.user
   const written = entries.map((entry) => ({ entry, changes: auditChanges(entry) }))
     .filter(({ entry, changes }) => entry.before === undefined || entry.after === undefined || Object.keys(changes).length > 0)
-  await insertAuditLogs(db ?? app.db, written.map(({ entry, changes }) => ({
+  await insertAuditLogs(db ?? deps.db, written.map(({ entry, changes }) => ({
     actor_id: actor?.id ?? 0,
     actor_name: actor?.username ?? '',
     actor_role: actor?.role ?? 0,

@@ -1,9 +1,9 @@
 import { type ChannelKeyStatusBody, type ChannelKeyView, CHANNEL_STATUS } from '@modelgate/contracts'
 import { type Channel, findChannelById, setChannelKeyStatus } from '@modelgate/db'
 import { channelKeys, keyFingerprint } from '@modelgate/service'
-import type { FastifyInstance } from 'fastify'
 import { CM } from '../lib/channel-messages.js'
 import { fail } from '../lib/errors.js'
+import type { Deps } from './deps.js'
 
 /** Keys this short show only their last 2 characters: 3 + 4 would give most of the key away. */
 const SHORT_KEY = 12
@@ -13,11 +13,11 @@ export function keyHint (key: string): string {
   return key.length < SHORT_KEY ? `…${key.slice(-2)}` : `${key.slice(0, 3)}…${key.slice(-4)}`
 }
 
-async function channelWithKeys (app: FastifyInstance, id: number): Promise<{ row: Channel, keys: string[] }> {
-  const row = await findChannelById(app.db, id)
+async function channelWithKeys ({ db, secrets }: Deps<'db' | 'secrets'>, id: number): Promise<{ row: Channel, keys: string[] }> {
+  const row = await findChannelById(db, id)
   if (row === undefined) throw fail(CM.channelNotFound)
   try {
-    return { row, keys: channelKeys(row, app.secrets) }
+    return { row, keys: channelKeys(row, secrets) }
   } catch {
     throw fail(CM.sealedKey)
   }
@@ -44,19 +44,19 @@ function keyViews (row: Pick<Channel, 'key_states'>, keys: readonly string[]): C
  * `POST /api/channel/{id}/key` (root, after a fresh verification; the route checks both): the
  * stored key as it was entered, one credential per line, and the channel's name for the audit entry.
  */
-export async function revealChannelKey (app: FastifyInstance, id: number): Promise<{ key: string, name: string }> {
-  const row = await findChannelById(app.db, id)
+export async function revealChannelKey ({ db, secrets }: Deps<'db' | 'secrets'>, id: number): Promise<{ key: string, name: string }> {
+  const row = await findChannelById(db, id)
   if (row === undefined) throw fail(CM.channelNotFound)
   try {
-    return { key: app.secrets.open(row.key), name: row.name }
+    return { key: secrets.open(row.key), name: row.name }
   } catch {
     throw fail(CM.sealedKey)
   }
 }
 
 /** `GET /api/channel/{id}/keys`: every key of the channel, masked, with its state, in key-line order. */
-export async function listChannelKeys (app: FastifyInstance, id: number): Promise<ChannelKeyView[]> {
-  const { row, keys } = await channelWithKeys(app, id)
+export async function listChannelKeys (deps: Deps<'db' | 'secrets'>, id: number): Promise<ChannelKeyView[]> {
+  const { row, keys } = await channelWithKeys(deps, id)
   return keyViews(row, keys)
 }
 
@@ -65,17 +65,17 @@ export async function listChannelKeys (app: FastifyInstance, id: number): Promis
  * channel, whatever its state was; the channel's own status stays (the admin changes it apart).
  * Returns the index of the key changed and the channel's keys after the change.
  */
-export async function setChannelKeyStatusByAdmin (app: FastifyInstance, actor: string, id: number, body: ChannelKeyStatusBody): Promise<{ index: number, keys: ChannelKeyView[] }> {
+export async function setChannelKeyStatusByAdmin (deps: Deps<'db' | 'secrets' | 'publishChange'>, actor: string, id: number, body: ChannelKeyStatusBody): Promise<{ index: number, keys: ChannelKeyView[] }> {
   if (body.status !== CHANNEL_STATUS.enabled && body.status !== CHANNEL_STATUS.disabled) throw fail(CM.keyStatusOneOrTwo)
-  const { keys } = await channelWithKeys(app, id)
+  const { keys } = await channelWithKeys(deps, id)
   if (keys.length < 2) throw fail(CM.singleKeyChannel)
   const fingerprints = keys.map(keyFingerprint)
   const index = body.fingerprint !== undefined ? fingerprints.indexOf(body.fingerprint) : body.index ?? -1
   const fingerprint = fingerprints[index]
   if (fingerprint === undefined) throw fail(CM.keyNotFound)
   const reason = `${body.status === CHANNEL_STATUS.enabled ? 'enabled' : 'disabled'} by admin ${actor}`
-  await setChannelKeyStatus(app.db, { id, fingerprint, from: [1, 2, 3], to: body.status, reason })
-  await app.publishChange({ kind: 'channel', id })
-  const after = await channelWithKeys(app, id)
+  await setChannelKeyStatus(deps.db, { id, fingerprint, from: [CHANNEL_STATUS.enabled, CHANNEL_STATUS.disabled, CHANNEL_STATUS.autoDisabled], to: body.status, reason })
+  await deps.publishChange({ kind: 'channel', id })
+  const after = await channelWithKeys(deps, id)
   return { index, keys: keyViews(after.row, after.keys) }
 }

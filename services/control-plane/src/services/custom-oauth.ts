@@ -7,13 +7,14 @@ import type {
 } from '@modelgate/contracts'
 import { type CustomOAuthProvider, findCustomOAuthLinkOwner, findUserById, upsertCustomOAuthLink } from '@modelgate/db'
 import { outboundRefusal } from '@modelgate/providers'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import * as client from 'openid-client'
 import { COM } from '../lib/custom-oauth-messages.js'
 import { ApiError, fail } from '../lib/errors.js'
 import { OBM, checkOutbound } from '../lib/outbound.js'
 import { OM } from '../lib/oauth-messages.js'
 import { keyHint } from './channel-keys.js'
+import type { Deps } from './deps.js'
 import {
   baseUrl,
   type IdentityLinks,
@@ -73,11 +74,11 @@ export function providerView (row: CustomOAuthProvider): CustomOAuthProviderView
 }
 
 /** What the audit trail records of a provider; the secret as a digest under a name it hides. */
-export function providerAudit (app: FastifyInstance, row: CustomOAuthProvider): Record<string, unknown> {
+export function providerAudit ({ secrets }: Deps<'secrets'>, row: CustomOAuthProvider): Record<string, unknown> {
   const { client_secret_hint: _hint, client_secret_set: _set, created_at: _c, updated_at: _u, ...fields } = providerView(row)
   let secret: string
   try {
-    secret = row.client_secret_encrypted === '' ? '' : app.secrets.open(row.client_secret_encrypted)
+    secret = row.client_secret_encrypted === '' ? '' : secrets.open(row.client_secret_encrypted)
   } catch {
     // Sealed under another CRYPTO_SECRET: the sealed text still tells a change apart.
     secret = row.client_secret_encrypted
@@ -86,8 +87,8 @@ export function providerAudit (app: FastifyInstance, row: CustomOAuthProvider): 
 }
 
 /** A secret sealed for storage, with its hint. */
-export function sealSecret (app: FastifyInstance, secret: string): { client_secret_encrypted: string, client_secret_hint: string } {
-  return { client_secret_encrypted: app.secrets.seal(secret), client_secret_hint: keyHint(secret) }
+export function sealSecret ({ secrets }: Deps<'secrets'>, secret: string): { client_secret_encrypted: string, client_secret_hint: string } {
+  return { client_secret_encrypted: secrets.seal(secret), client_secret_hint: keyHint(secret) }
 }
 
 const ENDPOINT_LABELS = {
@@ -104,7 +105,7 @@ type EndpointColumn = keyof typeof ENDPOINT_LABELS
  * the outbound guard allows (metadata addresses refused, private ones under OUTBOUND_PUBLIC_ONLY),
  * and a client secret.
  */
-export async function checkProvider (app: FastifyInstance, row: Pick<CustomOAuthProvider, 'kind' | 'client_secret_encrypted' | EndpointColumn>): Promise<void> {
+export async function checkProvider ({ outbound }: Deps<'outbound'>, row: Pick<CustomOAuthProvider, 'kind' | 'client_secret_encrypted' | EndpointColumn>): Promise<void> {
   const required: EndpointColumn[] = row.kind === 'oidc'
     ? ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri']
     : ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint']
@@ -121,7 +122,7 @@ export async function checkProvider (app: FastifyInstance, row: Pick<CustomOAuth
       throw fail(COM.endpointInvalid, { field: ENDPOINT_LABELS[column] })
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail(COM.endpointInvalid, { field: ENDPOINT_LABELS[column] })
-    await checkOutbound(app.outbound, { url: value })
+    await checkOutbound(outbound, { url: value })
   }
   if (row.client_secret_encrypted === '') throw fail(COM.secretRequired)
 }
@@ -147,18 +148,18 @@ export function customLinks (row: CustomOAuthProvider): IdentityLinks {
 // --- openid-client ---------------------------------------------------------------------------
 
 /** The provider's client secret; a clear refusal when it was sealed under another CRYPTO_SECRET. */
-function openSecret (app: FastifyInstance, row: CustomOAuthProvider): string | undefined {
+function openSecret ({ secrets }: Deps<'secrets'>, row: CustomOAuthProvider): string | undefined {
   if (row.client_secret_encrypted === '') return undefined
   try {
-    return app.secrets.open(row.client_secret_encrypted)
+    return secrets.open(row.client_secret_encrypted)
   } catch {
     throw fail(COM.secretUnreadable, { provider: row.name })
   }
 }
 
 /** openid-client's requests, through the outbound guard (redirects never followed). */
-function guardedFetch (app: FastifyInstance): client.CustomFetch {
-  return async (url, options) => await app.outbound.fetch(url, {
+function guardedFetch ({ outbound }: Deps<'outbound'>): client.CustomFetch {
+  return async (url, options) => await outbound.fetch(url, {
     method: options.method,
     headers: options.headers,
     body: options.body,
@@ -169,14 +170,18 @@ function guardedFetch (app: FastifyInstance): client.CustomFetch {
 
 const isHttp = (value: string) => value.startsWith('http:')
 
-// One per provider and settings, so the issuer's JWKS is fetched once and kept (openid-client caches it per configuration).
-const configurations = new WeakMap<FastifyInstance, Map<string, client.Configuration>>()
+/** What openid-client's configurations are made with: the client secret sealed, and the outbound guard. */
+export type OidcDeps = Deps<'secrets' | 'outbound'>
 
-function configurationOf (app: FastifyInstance, row: CustomOAuthProvider): client.Configuration {
-  let byVersion = configurations.get(app)
+// One per provider and settings, so the issuer's JWKS is fetched once and kept (openid-client caches it per configuration).
+// Kept per app, found by its outbound guard.
+const configurations = new WeakMap<OidcDeps['outbound'], Map<string, client.Configuration>>()
+
+function configurationOf (deps: OidcDeps, row: CustomOAuthProvider): client.Configuration {
+  let byVersion = configurations.get(deps.outbound)
   if (byVersion === undefined) {
     byVersion = new Map()
-    configurations.set(app, byVersion)
+    configurations.set(deps.outbound, byVersion)
   }
   // updated_at counts seconds, so two changes in one second would share it: the fields decide.
   const version = `${row.id}:${createHash('sha256').update(JSON.stringify([row.kind, row.issuer, row.authorization_endpoint, row.token_endpoint,
@@ -193,10 +198,10 @@ function configurationOf (app: FastifyInstance, row: CustomOAuthProvider): clien
     ...(row.userinfo_endpoint !== '' ? { userinfo_endpoint: row.userinfo_endpoint } : {}),
     ...(row.jwks_uri !== '' ? { jwks_uri: row.jwks_uri } : {})
   }
-  const secret = openSecret(app, row) ?? ''
+  const secret = openSecret(deps, row) ?? ''
   const auth = row.token_endpoint_auth_method === 'client_secret_post' ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret)
   const config = new client.Configuration(server, row.client_id, undefined, auth)
-  config[client.customFetch] = guardedFetch(app)
+  config[client.customFetch] = guardedFetch(deps)
   config.timeout = UPSTREAM_TIMEOUT_S
   // The admin chose these addresses; plain http is theirs to allow (a provider on the LAN).
   if ([row.issuer, row.authorization_endpoint, row.token_endpoint, row.userinfo_endpoint, row.jwks_uri].some(isHttp)) client.allowInsecureRequests(config)
@@ -209,7 +214,7 @@ function configurationOf (app: FastifyInstance, row: CustomOAuthProvider): clien
 }
 
 /** The console page the provider sends the browser back to; the token request repeats it. */
-function redirectUriOf (app: FastifyInstance, req: FastifyRequest, serverAddress: string, slug: string): string {
+function redirectUriOf (req: FastifyRequest, serverAddress: string, slug: string): string {
   const base = baseUrl(serverAddress.trim())
   return `${base !== '' ? base : `${req.protocol}://${req.host}`}/oauth/${slug}`
 }
@@ -226,12 +231,12 @@ function scopesOf (row: CustomOAuthProvider): string {
  * single-use state (Redis, tied to this browser by the state cookie), and the provider's
  * authorization URL carrying them.
  */
-export async function authorizeUrl (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, row: CustomOAuthProvider, aff: string): Promise<string> {
-  const config = configurationOf(app, row)
+export async function authorizeUrl (deps: OidcDeps & Deps<'redis' | 'loadOptions'>, req: FastifyRequest, reply: FastifyReply, row: CustomOAuthProvider, aff: string): Promise<string> {
+  const config = configurationOf(deps, row)
   const verifier = client.randomPKCECodeVerifier()
   const nonce = row.kind === 'oidc' ? client.randomNonce() : ''
-  const redirectUri = redirectUriOf(app, req, (await app.loadOptions()).str('ServerAddress'), row.slug)
-  const state = await issueState(app, reply, req, aff, { provider: String(row.id), verifier, nonce, redirect_uri: redirectUri })
+  const redirectUri = redirectUriOf(req, (await deps.loadOptions()).str('ServerAddress'), row.slug)
+  const state = await issueState(deps, reply, req, aff, { provider: String(row.id), verifier, nonce, redirect_uri: redirectUri })
   const params: Record<string, string> = {
     response_type: 'code',
     redirect_uri: redirectUri,
@@ -325,11 +330,11 @@ function refusalOf (req: FastifyRequest, row: CustomOAuthProvider, err: unknown,
 }
 
 /** A plain OAuth 2.0 provider's userinfo answer for the access token. */
-async function userinfoJson (app: FastifyInstance, req: FastifyRequest, row: CustomOAuthProvider, accessToken: string, known: string[]): Promise<Record<string, unknown>> {
+async function userinfoJson ({ outbound }: Deps<'outbound'>, req: FastifyRequest, row: CustomOAuthProvider, accessToken: string, known: string[]): Promise<Record<string, unknown>> {
   let status: number
   let text: string
   try {
-    const res = await app.outbound.fetch(row.userinfo_endpoint, {
+    const res = await outbound.fetch(row.userinfo_endpoint, {
       headers: { accept: 'application/json', authorization: `Bearer ${accessToken}`, 'user-agent': 'ModelGate' },
       redirect: 'error',
       signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_S * 1000)
@@ -357,15 +362,15 @@ async function userinfoJson (app: FastifyInstance, req: FastifyRequest, row: Cus
  * provider's claim names. `flow` is what {@link authorizeUrl} kept with the state.
  */
 export async function customIdentity (
-  app: FastifyInstance,
+  deps: OidcDeps,
   req: FastifyRequest,
   row: CustomOAuthProvider,
   flow: Record<string, string>,
   state: string,
   query: Partial<Record<typeof CALLBACK_PARAMS[number], string>>
 ): Promise<OAuthIdentity> {
-  const config = configurationOf(app, row)
-  const secret = openSecret(app, row)
+  const config = configurationOf(deps, row)
+  const secret = openSecret(deps, row)
   const current = new URL(flow['redirect_uri'] ?? '')
   for (const name of CALLBACK_PARAMS) {
     const value = query[name]
@@ -400,7 +405,7 @@ export async function customIdentity (
       }
     }
   } else {
-    info = await userinfoJson(app, req, row, tokens.access_token, known.filter((k): k is string => k !== undefined))
+    info = await userinfoJson(deps, req, row, tokens.access_token, known.filter((k): k is string => k !== undefined))
   }
 
   const pick = (name: string): unknown => readPath(idClaims, name) ?? readPath(info, name)
@@ -426,7 +431,7 @@ export async function customIdentity (
  * through the outbound guard and answers the endpoints to prefill. The document must name the
  * issuer it was asked for.
  */
-export async function discoverProvider (app: FastifyInstance, req: FastifyRequest, body: CustomOAuthDiscoveryBody): Promise<CustomOAuthDiscoveryResult> {
+export async function discoverProvider (deps: Deps<'outbound'>, req: FastifyRequest, body: CustomOAuthDiscoveryBody): Promise<CustomOAuthDiscoveryResult> {
   const issuer = (body.issuer ?? body.issuer_url ?? '').trim()
   const wellKnown = (body.well_known_url ?? '').trim()
   const target = wellKnown !== '' ? wellKnown : issuer
@@ -439,12 +444,12 @@ export async function discoverProvider (app: FastifyInstance, req: FastifyReques
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail(COM.endpointInvalid, { field: 'Issuer' })
   // Refused before anything is sent, with the guard's reason (a metadata address, say).
-  await checkOutbound(app.outbound, { url: target })
+  await checkOutbound(deps.outbound, { url: target })
 
   let config: client.Configuration
   try {
     config = await client.discovery(url, 'discovery', undefined, undefined, {
-      [client.customFetch]: guardedFetch(app),
+      [client.customFetch]: guardedFetch(deps),
       timeout: UPSTREAM_TIMEOUT_S,
       execute: url.protocol === 'http:' ? [client.allowInsecureRequests] : []
     })

@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { OptionValues, PaymentMethod, TopUpPayBody } from '@modelgate/contracts'
-import { addUserQuota, completeTopUp, findTopUpByTradeNo, insertLog, insertTopUp, LOG_TYPE, type User } from '@modelgate/db'
-import type { FastifyInstance } from 'fastify'
+import { LOG_TYPE, type OptionValues, type PaymentMethod, type TopUpPayBody } from '@modelgate/contracts'
+import { addUserQuota, completeTopUp, type Database, findTopUpByTradeNo, insertLog, insertTopUp, type TopUp, type Transaction, type User } from '@modelgate/db'
 import { fail } from '../lib/errors.js'
+import { M } from '../lib/messages.js'
 import { WM } from '../lib/wallet-messages.js'
+import type { Deps } from './deps.js'
 import { describeQuota } from './redemptions.js'
 
 /** Request or notification parameters of the epay ("easy pay", 彩虹易支付) protocol. */
@@ -32,7 +33,7 @@ export function verifyEpaySign (params: EpayParams, key: string): boolean {
 }
 
 /** The largest sum the orders table holds (numeric(14, 2)), in cents. */
-const MAX_CENTS = 99_999_999_999_999n
+export const MAX_CENTS = 99_999_999_999_999n
 
 /** A non-negative finite number as an exact decimal `digits × 10^-scale`, from its shortest text form. */
 function toDecimal (n: number): { digits: bigint, scale: number } {
@@ -47,12 +48,13 @@ function toDecimal (n: number): { digits: bigint, scale: number } {
 /**
  * `amount × price × ratio` in cents, rounded half up. Computed on the decimal values as the
  * admin typed them (7.3, 0.8), so no binary floating-point error reaches the sum to pay.
+ * `decimals` is the currency's minor unit exponent (2 for cents, 0 for zero-decimal currencies).
  */
-export function payableCents (amount: number, price: number, ratio: number): bigint {
+export function payableCents (amount: number, price: number, ratio: number, decimals = 2): bigint {
   const p = toDecimal(price)
   const r = toDecimal(ratio)
   const unit = 10n ** BigInt(p.scale + r.scale)
-  const hundredths = BigInt(amount) * p.digits * r.digits * 100n
+  const hundredths = BigInt(amount) * p.digits * r.digits * 10n ** BigInt(decimals)
   return (hundredths * 2n + unit) / (2n * unit)
 }
 
@@ -76,7 +78,7 @@ export function topUpGroupRatio (options: OptionValues, group: string): number {
   return typeof ratio === 'number' && Number.isFinite(ratio) && ratio > 0 ? ratio : 1
 }
 
-interface EpaySettings {
+export interface EpaySettings {
   payAddress: string
   pid: string
   key: string
@@ -93,7 +95,7 @@ export function onlineTopUpReady (options: OptionValues): boolean {
 }
 
 /** The payment settings; refuses while online top-up is not configured. */
-function epaySettings (options: OptionValues): EpaySettings {
+export function epaySettings (options: OptionValues): EpaySettings {
   const payAddress = options.str('PayAddress')
   const pid = options.str('EpayId')
   const key = options.str('EpayKey')
@@ -111,8 +113,8 @@ interface Quote {
 }
 
 /** What `amount` top-up units cost `user` and credit, after the minimum and range checks. */
-async function quote (app: FastifyInstance, user: User, amount: number): Promise<Quote> {
-  const options = await app.loadOptions()
+async function quote (deps: Deps<'loadOptions'>, user: User, amount: number): Promise<Quote> {
+  const options = await deps.loadOptions()
   const settings = epaySettings(options)
   const min = Math.max(1, options.num('MinTopUp'))
   if (amount < min) throw fail(WM.amountBelowMin, { min })
@@ -124,22 +126,22 @@ async function quote (app: FastifyInstance, user: User, amount: number): Promise
 }
 
 /** The sum `user` pays for `amount` top-up units, with two decimals. */
-export async function quoteTopUp (app: FastifyInstance, user: User, amount: number): Promise<string> {
-  return formatCents((await quote(app, user, amount)).cents)
+export async function quoteTopUp (deps: Deps<'loadOptions'>, user: User, amount: number): Promise<string> {
+  return formatCents((await quote(deps, user, amount)).cents)
 }
 
-const EPAY_TYPE: Record<PaymentMethod, string> = { zfb: 'alipay', wx: 'wxpay' }
+export const EPAY_TYPE: Record<PaymentMethod, string> = { zfb: 'alipay', wx: 'wxpay' }
 
 /**
  * Creates a pending order and the signed form the console posts to the payment provider. The
  * order fixes who is credited and how much: a notification can only settle it as created.
  */
-export async function createTopUpOrder (app: FastifyInstance, user: User, body: TopUpPayBody): Promise<{ fields: EpayParams, url: string }> {
-  const { settings, cents, quota } = await quote(app, user, body.amount)
+export async function createTopUpOrder (deps: Deps<'db' | 'loadOptions'>, user: User, body: TopUpPayBody): Promise<{ fields: EpayParams, url: string }> {
+  const { settings, cents, quota } = await quote(deps, user, body.amount)
   const type = EPAY_TYPE[body.payment_method]
   const money = formatCents(cents)
   const tradeNo = `USR${user.id}NO${randomBytes(16).toString('hex')}`
-  await insertTopUp(app.db, { user_id: user.id, amount: body.amount, money, quota, trade_no: tradeNo, payment_method: type })
+  await insertTopUp(deps.db, { user_id: user.id, amount: body.amount, money, quota, trade_no: tradeNo, payment_method: type })
   const fields: EpayParams = {
     pid: settings.pid,
     type,
@@ -155,16 +157,24 @@ export async function createTopUpOrder (app: FastifyInstance, user: User, body: 
 }
 
 /** Why a payment notification was refused, for the operator's log. */
-type Refusal = 'bad signature' | 'unsupported sign_type' | 'wrong merchant' | 'not paid' | 'unknown order' | 'sum differs' | 'order closed'
+export type Refusal = 'bad signature' | 'unsupported sign_type' | 'wrong merchant' | 'not paid' | 'unknown order' | 'sum differs' | 'order closed'
 
 /** What a notification says about its order: refused (why), or the order to settle. */
-function checkNotify (params: EpayParams, pid: string, key: string): Refusal | undefined {
+export function checkNotify (params: EpayParams, pid: string, key: string): Refusal | undefined {
   const signType = params['sign_type']
   if (signType !== undefined && signType.toUpperCase() !== 'MD5') return 'unsupported sign_type'
   if (!verifyEpaySign(params, key)) return 'bad signature'
   if (params['pid'] !== pid) return 'wrong merchant'
   if (params['trade_status'] !== 'TRADE_SUCCESS') return 'not paid'
   return undefined
+}
+
+/** Notification parameters as strings; undefined when a name repeats or a value is not text. */
+export function notifyParams (source: unknown): EpayParams | undefined {
+  if (typeof source !== 'object' || source === null) return {}
+  const entries = Object.entries(source)
+  if (entries.some(([, v]) => typeof v !== 'string')) return undefined
+  return Object.fromEntries(entries) as EpayParams
 }
 
 /**
@@ -181,16 +191,16 @@ export function epayNotifyEnabled (options: OptionValues): boolean {
  * repeats the notification, concurrently or not: the pending to success update decides, in
  * Postgres, whichever replica got the call. A refusal is logged with its reason (never the key).
  */
-export async function settleEpayNotify (app: FastifyInstance, params: EpayParams): Promise<boolean> {
-  const options = await app.loadOptions()
+export async function settleEpayNotify (deps: Deps<'db' | 'log' | 'loadOptions' | 'quota' | 'publishChange'>, params: EpayParams): Promise<boolean> {
+  const options = await deps.loadOptions()
   const tradeNo = params['out_trade_no'] ?? ''
   const refuse = (reason: Refusal): false => {
-    app.log.warn({ out_trade_no: tradeNo.slice(0, 100), reason }, 'epay notification refused')
+    deps.log.warn({ out_trade_no: tradeNo.slice(0, 100), reason }, 'epay notification refused')
     return false
   }
   const refusal = checkNotify(params, options.str('EpayId'), options.str('EpayKey'))
   if (refusal !== undefined) return refuse(refusal)
-  const order = await findTopUpByTradeNo(app.db, tradeNo)
+  const order = await findTopUpByTradeNo(deps.db, tradeNo)
   if (order === undefined) return refuse('unknown order')
   // The credit is the stored order's; the notification only has to name the same sum.
   const paid = parseCents(params['money'] ?? '')
@@ -198,26 +208,49 @@ export async function settleEpayNotify (app: FastifyInstance, params: EpayParams
   if (order.status === 'success') return true
   if (order.status !== 'pending') return refuse('order closed')
 
-  const settled = await app.db.transaction().execute(async (trx) => {
+  const settled = await settleTopUp(deps, options, tradeNo, 'notification')
+  // Undefined: a concurrent notification (or an admin's completion) settled the order first.
+  if (settled === undefined) return (await findTopUpByTradeNo(deps.db, tradeNo))?.status === 'success'
+  return true
+}
+
+/**
+ * Settles the pending order `tradeNo` as paid: the pending to success update, the credit and the
+ * recharge log in one transaction, then the cached balance the gateways spend from. The one path
+ * to a top-up credit, for provider notifications and an admin's completion alike: the conditional
+ * update decides, so of any number of them (concurrent or not, on any replica) exactly one credits.
+ * Returns the settled order, or undefined when it was not pending (settled meanwhile, or unknown).
+ * `within` runs inside the transaction once the order is settled (an audit entry commits with it).
+ */
+export async function settleTopUp (
+  deps: Deps<'db' | 'quota' | 'publishChange'>,
+  options: OptionValues,
+  tradeNo: string,
+  by: 'notification' | { admin: string },
+  within?: (trx: Transaction<Database>, order: TopUp) => Promise<void>
+): Promise<TopUp | undefined> {
+  const settled = await deps.db.transaction().execute(async (trx) => {
     const done = await completeTopUp(trx, tradeNo, Math.floor(Date.now() / 1000))
     if (done === undefined) return undefined
     const user = await addUserQuota(trx, done.user_id, done.quota)
     // Rolling back keeps the order pending, so the provider's retry can credit it once resolved.
-    if (user === undefined) throw new Error(`paid order ${tradeNo} belongs to user ${done.user_id}, who no longer exists`)
+    if (user === undefined) {
+      if (by !== 'notification') throw fail(M.userNotFound)
+      throw new Error(`paid order ${tradeNo} belongs to user ${done.user_id}, who no longer exists`)
+    }
+    const how = by === 'notification' ? '' : `, completed by admin ${by.admin}`
     await insertLog(trx, {
       type: LOG_TYPE.topup,
       user_id: done.user_id,
       username: user.username,
       quota: done.quota,
-      content: `online top-up: paid ${done.money} by ${done.payment_method} (order ${tradeNo}), credited ${describeQuota(options, done.quota)}`
+      content: `online top-up: paid ${done.money} by ${done.payment_method} (order ${tradeNo}${how}), credited ${describeQuota(options, done.quota)}`
     })
+    await within?.(trx, done)
     return done
   })
-  if (settled === undefined) {
-    // A concurrent notification settled the order first.
-    return (await findTopUpByTradeNo(app.db, tradeNo))?.status === 'success'
-  }
-  await app.quota.adjust('user', settled.user_id, settled.quota)
-  await app.publishChange({ kind: 'user', id: settled.user_id })
-  return true
+  if (settled === undefined) return undefined
+  await deps.quota.adjust('user', settled.user_id, settled.quota)
+  await deps.publishChange({ kind: 'user', id: settled.user_id })
+  return settled
 }

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
+import type { Deps } from './deps.js'
 
 /**
  * Failed logins before a lockout, per login name and per client address, and the window they are
@@ -23,14 +24,14 @@ const nameKeys = (logins: ReadonlyArray<string | undefined>): string[] =>
  * locked; a refused attempt still counts against the address. Counted per name whether or not
  * it exists, so the lockout reveals nothing; while locked, even the right answer is refused.
  */
-export async function refuseWhileLocked (app: FastifyInstance, req: FastifyRequest, logins: ReadonlyArray<string | undefined>): Promise<void> {
+export async function refuseWhileLocked ({ redis }: Deps<'redis'>, req: FastifyRequest, logins: ReadonlyArray<string | undefined>): Promise<void> {
   const keys = nameKeys(logins)
   const ipKey = ipFailuresKey(req.ip)
-  const counts = await app.redis.mget(...keys, ipKey)
+  const counts = await redis.mget(...keys, ipKey)
   const lockedNames = keys.filter((_key, i) => Number(counts[i] ?? 0) >= MAX_FAILURES)
   const ipLocked = Number(counts[keys.length] ?? 0) >= MAX_FAILURES_PER_IP
   if (lockedNames.length === 0 && !ipLocked) return
-  const multi = app.redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).ttl(ipKey)
+  const multi = redis.multi().set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).ttl(ipKey)
   for (const key of lockedNames) multi.ttl(key)
   const [, , ipTtl, ...nameTtls] = (await multi.exec()) ?? []
   // Retry-After: when the latest of the locks that hold (the names', the address's) ends.
@@ -40,20 +41,20 @@ export async function refuseWhileLocked (app: FastifyInstance, req: FastifyReque
 }
 
 /** Counts one failure against each login name and the client's address. */
-export async function countLoginFailure (app: FastifyInstance, req: FastifyRequest, logins: ReadonlyArray<string | undefined>): Promise<void> {
+export async function countLoginFailure ({ redis }: Deps<'redis'>, req: FastifyRequest, logins: ReadonlyArray<string | undefined>): Promise<void> {
   const ipKey = ipFailuresKey(req.ip)
-  const multi = app.redis.multi()
+  const multi = redis.multi()
   for (const key of nameKeys(logins)) multi.incr(key).expire(key, LOCKOUT_S)
   await multi.set(ipKey, 0, 'EX', LOCKOUT_S, 'NX').incr(ipKey).exec()
 }
 
 /** Forgets the failures of the login names after a complete sign-in (the address's count stays). */
-export async function clearLoginFailures (app: FastifyInstance, logins: ReadonlyArray<string | undefined>): Promise<void> {
+export async function clearLoginFailures ({ redis }: Deps<'redis'>, logins: ReadonlyArray<string | undefined>): Promise<void> {
   const keys = nameKeys(logins)
-  if (keys.length > 0) await app.redis.del(...keys)
+  if (keys.length > 0) await redis.del(...keys)
 }
 
 /** Whether the login name is locked now. */
-export async function isLoginLocked (app: FastifyInstance, login: string): Promise<boolean> {
-  return Number(await app.redis.get(failuresKey(login)) ?? 0) >= MAX_FAILURES
+export async function isLoginLocked ({ redis }: Deps<'redis'>, login: string): Promise<boolean> {
+  return Number(await redis.get(failuresKey(login)) ?? 0) >= MAX_FAILURES
 }

@@ -1,4 +1,6 @@
-import { type Log, type LogFilter, ROLE, type UsageGranularity } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
+import type { LogType } from '@modelgate/contracts'
+import { type Log, type LogFilter, type UsageGranularity } from '@modelgate/db'
 import Type from 'typebox'
 import { fail } from '../lib/errors.js'
 import { defineMessages } from '../lib/i18n.js'
@@ -52,7 +54,8 @@ const str = (v: string | undefined): string | undefined => (v === '' ? undefined
  */
 export function logFilterOf (q: LogQueryValues, selfId?: number): LogFilter {
   const filter: LogFilter = {
-    type: num(q.type),
+    // Any number the console sends: a type no row has finds none.
+    type: num(q.type) as LogType | undefined,
     tokenName: str(q.token_name),
     modelName: str(q.model_name),
     start: num(q.start_timestamp),
@@ -75,7 +78,7 @@ export const SELF_LOG_DAYS = 3
  */
 export function selfLogFilterOf (q: LogQueryValues, user: { id: number, role: number }, now: number): LogFilter {
   const filter = logFilterOf(q, user.id)
-  if (user.role < ROLE.admin) filter.start = Math.max(filter.start ?? 0, now - SELF_LOG_DAYS * 86_400)
+  if (user.role < ROLES.admin) filter.start = Math.max(filter.start ?? 0, now - SELF_LOG_DAYS * 86_400)
   return filter
 }
 

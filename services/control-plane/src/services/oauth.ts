@@ -3,11 +3,12 @@ import { type Database, findLiveUserBy, type Kysely, type PublicUser, updateUser
 import { type OptionKey, type OptionValues, USER_STATUS } from '@modelgate/contracts'
 import { redactSecrets } from '@modelgate/logger'
 import { acquireLock, releaseLock } from '@modelgate/service'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import Type, { type Static } from 'typebox'
 import { ApiError, fail, ok } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { OM } from '../lib/oauth-messages.js'
+import type { Deps } from './deps.js'
 import { completeFirstFactor, type SecondStepAnswer } from './two-factor.js'
 import { createAccount, type NewAccount, publicUser, USERNAME_MAX } from './users.js'
 
@@ -102,9 +103,9 @@ export const baseUrl = (url: string) => url.replace(/\/+$/, '')
  * A new single-use state remembering the invite code, and the `flow` of a sign-in the server
  * started itself (a custom provider's PKCE verifier and nonce); valid for 10 minutes.
  */
-export async function issueState (app: FastifyInstance, reply: FastifyReply, req: FastifyRequest, aff: string, flow?: Record<string, string>): Promise<string> {
+export async function issueState ({ redis }: Deps<'redis'>, reply: FastifyReply, req: FastifyRequest, aff: string, flow?: Record<string, string>): Promise<string> {
   const state = randomBytes(24).toString('base64url')
-  await app.redis.set(stateKey(state), JSON.stringify(flow === undefined ? { aff } : { aff, flow }), 'EX', STATE_TTL_S)
+  await redis.set(stateKey(state), JSON.stringify(flow === undefined ? { aff } : { aff, flow }), 'EX', STATE_TTL_S)
   // The cookie ties the state to the browser that asked for it, so a callback link carrying
   // someone else's code and state cannot sign a victim into (or bind) the sender's account.
   reply.setCookie(STATE_COOKIE, state, {
@@ -118,9 +119,9 @@ export async function issueState (app: FastifyInstance, reply: FastifyReply, req
 }
 
 /** Consumes the callback's state (once, atomically); refuses a missing, unknown, used or foreign one. */
-export async function consumeState (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, state: string | undefined): Promise<{ aff: string, flow?: Record<string, string> }> {
+export async function consumeState ({ redis }: Deps<'redis'>, req: FastifyRequest, reply: FastifyReply, state: string | undefined): Promise<{ aff: string, flow?: Record<string, string> }> {
   if (state === undefined || state === '' || req.cookies[STATE_COOKIE] !== state) throw fail(OM.stateInvalid)
-  const stored = await app.redis.getdel(stateKey(state))
+  const stored = await redis.getdel(stateKey(state))
   reply.clearCookie(STATE_COOKIE, { path: STATE_COOKIE_PATH })
   if (stored === null) throw fail(OM.stateInvalid)
   let parsed: unknown
@@ -140,6 +141,7 @@ export async function consumeState (app: FastifyInstance, req: FastifyRequest, r
  * JSON become a clear refusal; the status and the unchecked body go back to the caller.
  */
 export async function fetchProviderJson (
+  { outbound }: Deps<'outbound'>,
   req: FastifyRequest,
   provider: OAuthProvider,
   url: string,
@@ -150,7 +152,7 @@ export async function fetchProviderJson (
   let text: string
   try {
     // Through the outbound guard; never following a redirect, so the secrets sent reach only this host.
-    const res = await req.server.outbound.fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
+    const res = await outbound.fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
     status = res.status
     text = await res.text()
   } catch (err) {
@@ -176,28 +178,34 @@ export function providerErrorText (body: unknown, known: ReadonlyArray<string | 
   return text === undefined ? undefined : redactSecrets(text, known).slice(0, 200)
 }
 
+/** What signing in with an identity uses (registering it, or asking for the second factor). */
+export type SignInDeps = Deps<'db' | 'redis' | 'loadOptions' | 'startSession'>
+
+/** What an OAuth callback uses: signing in, or binding to the signed-in caller. */
+export type OAuthDeps = SignInDeps & Deps<'publishChange' | 'optionalAuth'>
+
 /** Runs `fn` while holding a short Redis lock on the identity, so two callbacks cannot both register it. */
-async function withIdentityLock<T> (app: FastifyInstance, identity: OAuthIdentity, fn: () => Promise<T>): Promise<T> {
+async function withIdentityLock<T> ({ redis }: Deps<'redis'>, identity: OAuthIdentity, fn: () => Promise<T>): Promise<T> {
   const key = `oauth:lock:${linksOf(identity).key}:${identity.id}`
-  const token = await acquireLock(app.redis, key, 30_000)
+  const token = await acquireLock(redis, key, 30_000)
   if (token === undefined) throw fail(OM.busy)
   try {
     return await fn()
   } finally {
-    await releaseLock(app.redis, key, token).catch(() => undefined)
+    await releaseLock(redis, key, token).catch(() => undefined)
   }
 }
 
 /** Binds the identity to `user`; refuses one that belongs to another live user. */
-export async function bindIdentity (app: FastifyInstance, user: User, identity: OAuthIdentity): Promise<User> {
+export async function bindIdentity (deps: Deps<'db' | 'redis' | 'publishChange'>, user: User, identity: OAuthIdentity): Promise<User> {
   const links = linksOf(identity)
-  return await withIdentityLock(app, identity, async () => {
-    const owner = await links.findOwner(app.db, identity.id)
+  return await withIdentityLock(deps, identity, async () => {
+    const owner = await links.findOwner(deps.db, identity.id)
     if (owner !== undefined && owner.id !== user.id) throw fail(OM.alreadyBound, { provider: links.label })
     if (owner !== undefined) return owner
-    const updated = await links.bind(app.db, user.id, identity.id)
+    const updated = await links.bind(deps.db, user.id, identity.id)
     if (updated === undefined) throw fail(M.userNotFound)
-    await app.publishChange({ kind: 'user', id: updated.id })
+    await deps.publishChange({ kind: 'user', id: updated.id })
     return updated
   })
 }
@@ -211,20 +219,20 @@ function randomSuffix (length: number): string {
  * A new account for the identity, named as the provider suggests when that name is valid and free,
  * else `<provider>_<next id>`, or a random suffix when that is taken or too long.
  */
-async function registerIdentity (app: FastifyInstance, identity: OAuthIdentity, aff: string): Promise<User> {
+async function registerIdentity (deps: Deps<'db' | 'loadOptions'>, identity: OAuthIdentity, aff: string): Promise<User> {
   const links = linksOf(identity)
   const prefix = links.usernamePrefix
-  const row = await app.db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst()
+  const row = await deps.db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst()
   const suggested = identity.username
   let candidate = suggested !== undefined && suggested !== '' && suggested.trim() === suggested && [...suggested].length <= USERNAME_MAX ? suggested : `${prefix}_${Number(row?.max ?? 0) + 1}`
-  const email = identity.email !== undefined && await findLiveUserBy(app.db, 'email', identity.email) === undefined ? identity.email : undefined
+  const email = identity.email !== undefined && await findLiveUserBy(deps.db, 'email', identity.email) === undefined ? identity.email : undefined
   const displayName = identity.displayName?.slice(0, DISPLAY_NAME_MAX)
   for (let attempt = 0; attempt < 10; attempt++) {
-    if (candidate.length <= USERNAME_MAX && await findLiveUserBy(app.db, 'username', candidate) === undefined) {
+    if (candidate.length <= USERNAME_MAX && await findLiveUserBy(deps.db, 'username', candidate) === undefined) {
       try {
         const account: NewAccount = { username: candidate, displayName, email, affCode: aff }
         links.addToAccount(account, identity.id)
-        return await createAccount(app, account)
+        return await createAccount(deps, account)
       } catch (err) {
         if (!(err instanceof ApiError && err.msg === M.usernameTaken)) throw err
       }
@@ -239,23 +247,23 @@ async function registerIdentity (app: FastifyInstance, identity: OAuthIdentity, 
  * invite code; refuses banned users. Sets the session cookie.
  */
 export async function signInWithIdentity (
-  app: FastifyInstance,
+  deps: SignInDeps,
   req: FastifyRequest,
   reply: FastifyReply,
   identity: OAuthIdentity,
   aff: string
 ): Promise<{ success: true, message: string, data: PublicUser | SecondStepAnswer }> {
   const links = linksOf(identity)
-  const user = await withIdentityLock(app, identity, async () => {
-    const existing = await links.findOwner(app.db, identity.id)
+  const user = await withIdentityLock(deps, identity, async () => {
+    const existing = await links.findOwner(deps.db, identity.id)
     if (existing !== undefined) return existing
-    if (!(await app.loadOptions()).bool('RegisterEnabled')) throw fail(OM.registerDisabled)
+    if (!(await deps.loadOptions()).bool('RegisterEnabled')) throw fail(OM.registerDisabled)
     if (!links.signUpAllowed) throw fail(OM.signUpClosed, { provider: links.label })
-    return await registerIdentity(app, identity, aff)
+    return await registerIdentity(deps, identity, aff)
   })
   if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
   // An account with two-factor sign-in answers `{require_2fa, flow_token}` instead of a session.
-  return await completeFirstFactor(app, req, reply, user)
+  return await completeFirstFactor(deps, req, reply, user)
 }
 
 /** `message: 'bind'` is what the console checks to tell a binding from a sign-in. */
@@ -263,15 +271,15 @@ export const bound = (user: User) => ok(publicUser(user), 'bind')
 
 /** The end of every OAuth callback: binds to the signed-in caller, else signs in or registers. */
 export async function finishOAuth (
-  app: FastifyInstance,
+  deps: OAuthDeps,
   req: FastifyRequest,
   reply: FastifyReply,
   identity: OAuthIdentity,
   aff: string
 ): Promise<{ success: true, message: string, data: PublicUser | SecondStepAnswer }> {
-  const caller = await app.optionalAuth(req)
-  if (caller !== null) return bound(await bindIdentity(app, caller.user, identity))
-  return await signInWithIdentity(app, req, reply, identity, aff)
+  const caller = await deps.optionalAuth(req)
+  if (caller !== null) return bound(await bindIdentity(deps, caller.user, identity))
+  return await signInWithIdentity(deps, req, reply, identity, aff)
 }
 
 /** Fields our console adds to the Telegram widget's answer; Telegram did not sign them. */
@@ -314,17 +322,17 @@ export const CodeCallbackQuery = Type.Object({
  * The handler of an authorization-code callback: the provider's switch, the single-use state,
  * the code, the provider's identity, then bind, sign in or register.
  */
-export function codeGrantCallback (app: FastifyInstance, provider: {
+export function codeGrantCallback (deps: OAuthDeps, provider: {
   name: string
   enabledOption: OptionKey
   identity: (req: FastifyRequest, options: OptionValues, code: string) => Promise<OAuthIdentity>
 }) {
   return async (req: FastifyRequest<{ Querystring: Static<typeof CodeCallbackQuery> }>, reply: FastifyReply) => {
-    const options = await app.loadOptions()
+    const options = await deps.loadOptions()
     if (!options.bool(provider.enabledOption)) throw fail(OM.notEnabled, { provider: provider.name })
-    const { aff } = await consumeState(app, req, reply, req.query.state)
+    const { aff } = await consumeState(deps, req, reply, req.query.state)
     if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
     const identity = await provider.identity(req, options, req.query.code)
-    return await finishOAuth(app, req, reply, identity, aff)
+    return await finishOAuth(deps, req, reply, identity, aff)
   }
 }

@@ -1,5 +1,6 @@
-import { OPTION_DEFAULTS, type OptionKey } from '@modelgate/contracts'
+import { CHECKIN_QUOTA_MAX, OPTION_DEFAULTS, type OptionKey, type OptionValues } from '@modelgate/contracts'
 import { defineMessages, type Msg } from '../lib/i18n.js'
+import { readCreemProducts } from './creem.js'
 import { isDomainName, parseOrigins } from './passkeys.js'
 
 export const OM = defineMessages({
@@ -14,6 +15,8 @@ export const OM = defineMessages({
   serverAddressFirst: { en: 'Set the server address before the payment settings', zh: '请先设置服务器地址，再保存支付设置' },
   clearNotSecret: { en: '{key} is not a credential: only credentials are cleared this way', zh: '{key} 不是密钥类配置，只有密钥类配置可以这样清除' },
   badRpId: { en: '{key} must be a domain name such as example.com (no scheme, port or path), or empty', zh: '{key} 必须是域名（例如 example.com，不含协议、端口和路径），或留空' },
+  badCurrency: { en: '{key} must be a three-letter ISO currency code such as usd (two or zero decimals)', zh: '{key} 必须是三位 ISO 货币代码，例如 usd（两位或零位小数）' },
+  checkinRange: { en: 'The check-in minimum ({min}) cannot be above the maximum ({max})', zh: '签到最小额度（{min}）不能大于最大额度（{max}）' },
   badOrigin: { en: '{key}: "{value}" is not an origin such as https://console.example.com (scheme, host and optional port only)', zh: '{key}：“{value}”不是来源地址，例如 https://console.example.com（仅含协议、主机和可选端口）' }
 })
 
@@ -62,6 +65,12 @@ const address: Rule = (key, raw) => {
   return value
 }
 const text: Rule = (_key, raw) => raw
+// Stripe counts in lower-case ISO 4217 codes; three-decimal currencies need rounding rules not handled here.
+const currency: Rule = (key, raw) => {
+  const value = raw.trim().toLowerCase()
+  if (!/^[a-z]{3}$/.test(value) || ['bhd', 'jod', 'kwd', 'omr', 'tnd'].includes(value)) throw new OptionError(OM.badCurrency, { key })
+  return value
+}
 // Passkeys: the relying party ID is a domain name; the allowed origins are bare origins (services/passkeys.ts).
 const rpId: Rule = (key, raw) => {
   const value = raw.trim().toLowerCase()
@@ -100,6 +109,12 @@ const jsonArray: Rule = (key, raw) => {
   if (!Array.isArray(value)) throw new OptionError(OM.badJsonShape, { key, detail: 'expected a JSON array' })
   return JSON.stringify(value)
 }
+// Creem top-up products (new-api's shape): each a Creem product id, a price, a currency and the quota it credits.
+const creemProductList: Rule = (key, raw) => {
+  const read = readCreemProducts(parseJson(key, raw.trim() === '' ? '[]' : raw))
+  if ('problem' in read) throw new OptionError(OM.badJsonShape, { key, detail: read.problem })
+  return JSON.stringify(read.products)
+}
 // The whitelist keeps only non-empty, distinct domains (docs/domain.md).
 const domainList: Rule = (_key, raw) => [...new Set(raw.split(/[,\s]+/).map((d) => d.trim().toLowerCase()).filter((d) => d !== ''))].join(',')
 
@@ -107,6 +122,16 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   QuotaPerUnit: number(1),
   Price: number(0),
   MinTopUp: number(0),
+  StripeUnitPrice: number(0),
+  StripeMinTopUp: integer(0, 10_000_000),
+  StripePromotionCodesEnabled: bool,
+  StripeRefundDeductsQuota: bool,
+  StripeCurrency: currency,
+  StripeApiBase: address,
+  CreemTestMode: bool,
+  CreemProducts: creemProductList,
+  CreemApiBase: address,
+  CreemRefundDeductsQuota: bool,
   RetryTimes: integer(0, 10),
   ModelRequestRateLimitDurationMinutes: integer(1, 1440),
   ModelRequestRateLimitCount: integer(0),
@@ -114,6 +139,9 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
   QuotaForNewUser: integer(0),
   QuotaForInviter: integer(0),
   QuotaForInvitee: integer(0),
+  'checkin_setting.enabled': bool,
+  'checkin_setting.min_quota': integer(0, CHECKIN_QUOTA_MAX),
+  'checkin_setting.max_quota': integer(0, CHECKIN_QUOTA_MAX),
   PreConsumedQuota: integer(0),
   QuotaRemindThreshold: integer(0),
   ChannelDisableThreshold: number(0),
@@ -145,7 +173,9 @@ const RULES: Partial<Record<OptionKey, Rule>> = {
 }
 
 /** Payment settings need the server address, which payment callbacks are built from. */
-export const PAYMENT_OPTIONS: ReadonlySet<string> = new Set(['PayAddress', 'EpayId', 'EpayKey', 'Price', 'MinTopUp', 'TopupGroupRatio', 'CustomCallbackAddress'])
+export const PAYMENT_OPTIONS: ReadonlySet<string> = new Set(['PayAddress', 'EpayId', 'EpayKey', 'Price', 'MinTopUp', 'TopupGroupRatio', 'CustomCallbackAddress',
+  'StripeApiSecret', 'StripeWebhookSecret', 'StripePriceId', 'StripeUnitPrice', 'StripeMinTopUp', 'StripePromotionCodesEnabled', 'StripeCurrency', 'StripeApiBase',
+  'CreemApiKey', 'CreemWebhookSecret', 'CreemTestMode', 'CreemProducts', 'CreemApiBase', 'CreemRefundDeductsQuota'])
 
 export function isOptionKey (key: string): key is OptionKey {
   return Object.hasOwn(OPTION_DEFAULTS, key)
@@ -156,4 +186,14 @@ export function normaliseOption (key: string, raw: string): string {
   if (!isOptionKey(key)) throw new OptionError(OM.unknownOption, { key })
   const rule = RULES[key] ?? (key.endsWith('Enabled') ? bool : text)
   return rule(key, raw)
+}
+
+/**
+ * Rules between options, checked against the stored values of the others: the check-in
+ * minimum may not exceed the maximum (the console saves the pair in an order that keeps this).
+ */
+export function checkOptionAgainst (key: string, value: string, current: OptionValues): void {
+  const min = key === 'checkin_setting.min_quota' ? Number(value) : current.num('checkin_setting.min_quota')
+  const max = key === 'checkin_setting.max_quota' ? Number(value) : current.num('checkin_setting.max_quota')
+  if ((key === 'checkin_setting.min_quota' || key === 'checkin_setting.max_quota') && min > max) throw new OptionError(OM.checkinRange, { min, max })
 }

@@ -1,5 +1,12 @@
 import { createHash, getRandomValues, randomBytes } from 'node:crypto'
-import { type PasskeyAuthenticationResponse, type PasskeyList, type PasskeyRegistrationResponse, PASSKEYS_PER_USER_MAX, type PasskeyView, USER_STATUS } from '@modelgate/contracts'
+import {
+  type PasskeyAuthenticationResponse,
+  type PasskeyList,
+  type PasskeyRegistrationResponse,
+  PASSKEYS_PER_USER_MAX,
+  type PasskeyView,
+  USER_STATUS
+} from '@modelgate/contracts'
 import {
   acceptPasskeyAssertion,
   countPasskeys,
@@ -19,10 +26,11 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse
 } from '@simplewebauthn/server'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { ApiError, fail } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { PM } from '../lib/passkey-messages.js'
+import type { Deps } from './deps.js'
 import { clearLoginFailures, countLoginFailure, refuseWhileLocked } from './login-guard.js'
 import { verificationSubject } from './secure-verify.js'
 import { describeUserAgent } from './sessions.js'
@@ -32,6 +40,9 @@ import { describeUserAgent } from './sessions.js'
  * is given). A challenge is spent by the first answer that names it, right or wrong.
  */
 export const CHALLENGE_TTL_S = 5 * 60
+
+/** What the passkey ceremonies use. */
+export type PasskeyDeps = Deps<'db' | 'redis' | 'log' | 'loadOptions'>
 
 /** Registration and verification challenges, found by the challenge the answer signed (bound to the user, and for a verification to the session). */
 export const challengeKey = (challenge: string): string => `passkey:challenge:${challenge}`
@@ -86,8 +97,8 @@ const withinRpId = (host: string, rpId: string): boolean => host === rpId || hos
  * domain name, when an allowed origin lies outside the RP ID, and when the browser's Origin
  * header names a page that is not allowed.
  */
-export async function relyingParty (app: FastifyInstance, req: FastifyRequest): Promise<RelyingParty> {
-  const o = await app.loadOptions()
+export async function relyingParty (deps: Deps<'loadOptions'>, req: FastifyRequest): Promise<RelyingParty> {
+  const o = await deps.loadOptions()
   if (!o.bool('PasskeyEnabled')) throw fail(PM.disabled)
   const id = (o.str('PasskeyRPID').trim() || req.hostname).toLowerCase()
   if (!isDomainName(id)) throw fail(PM.rpIdInvalid, { rpId: id })
@@ -102,8 +113,8 @@ export async function relyingParty (app: FastifyInstance, req: FastifyRequest): 
 }
 
 /** Whether passkeys can be used on the site now (PasskeyEnabled). */
-export async function passkeysAvailable (app: FastifyInstance): Promise<boolean> {
-  return (await app.loadOptions()).bool('PasskeyEnabled')
+export async function passkeysAvailable (deps: Deps<'loadOptions'>): Promise<boolean> {
+  return (await deps.loadOptions()).bool('PasskeyEnabled')
 }
 
 function checkOrigin (rp: RelyingParty, origin: string): void {
@@ -124,9 +135,9 @@ function clientDataOf (clientDataJSON: string): { type: string, challenge: strin
 }
 
 /** Spends the ceremony of a challenge (the first answer naming it takes it, right or wrong); undefined when there is none or it expired. */
-async function takeCeremony (app: FastifyInstance, challenge: string): Promise<Ceremony | undefined> {
+async function takeCeremony (deps: Deps<'redis'>, challenge: string): Promise<Ceremony | undefined> {
   if (!/^[\w-]{16,128}$/.test(challenge)) return undefined
-  const text = await app.redis.getdel(challengeKey(challenge))
+  const text = await deps.redis.getdel(challengeKey(challenge))
   if (text === null) return undefined
   try {
     const ceremony = JSON.parse(text) as Ceremony
@@ -136,17 +147,17 @@ async function takeCeremony (app: FastifyInstance, challenge: string): Promise<C
   }
 }
 
-async function newChallenge (app: FastifyInstance, make: (challenge: Uint8Array<ArrayBuffer>) => Promise<{ challenge: string }>, ceremony: Ceremony | undefined): Promise<{ challenge: string }> {
+async function newChallenge (deps: Deps<'redis'>, make: (challenge: Uint8Array<ArrayBuffer>) => Promise<{ challenge: string }>, ceremony: Ceremony | undefined): Promise<{ challenge: string }> {
   const options = await make(getRandomValues(new Uint8Array(32)))
-  if (ceremony !== undefined) await app.redis.set(challengeKey(options.challenge), JSON.stringify(ceremony), 'EX', CHALLENGE_TTL_S)
+  if (ceremony !== undefined) await deps.redis.set(challengeKey(options.challenge), JSON.stringify(ceremony), 'EX', CHALLENGE_TTL_S)
   return options
 }
 
 /** A failure of the WebAuthn library as the console says it (its own words go to the log only). */
-function refusalOf (app: FastifyInstance, rp: RelyingParty, err: unknown): ApiError {
+function refusalOf (deps: Deps<'log'>, rp: RelyingParty, err: unknown): ApiError {
   if (err instanceof ApiError) return err
   const e = err as { name?: string, message?: string }
-  app.log.info({ err }, 'passkey answer refused')
+  deps.log.info({ err }, 'passkey answer refused')
   if (e.name === 'UnexpectedRPIDHash') return fail(PM.wrongRpId, { rpId: rp.id })
   if (/user verification/i.test(e.message ?? '')) return fail(PM.userVerificationMissing)
   if (/counter/i.test(e.message ?? '')) return fail(PM.counterRegressed)
@@ -166,8 +177,8 @@ export function passkeyView (p: Passkey): PasskeyView {
 }
 
 /** A user's passkeys as `GET /api/user/passkey` answers them. */
-export async function passkeyList (app: FastifyInstance, userId: number): Promise<PasskeyList> {
-  const [rows, available] = await Promise.all([listPasskeys(app.db, userId), passkeysAvailable(app)])
+export async function passkeyList (deps: Deps<'db' | 'loadOptions'>, userId: number): Promise<PasskeyList> {
+  const [rows, available] = await Promise.all([listPasskeys(deps.db, userId), passkeysAvailable(deps)])
   const used = rows.map((p) => p.last_used_at).filter((t): t is number => t !== null)
   return { enabled: rows.length > 0, last_used_at: used.length > 0 ? Math.max(...used) : null, available, items: rows.map(passkeyView) }
 }
@@ -177,14 +188,14 @@ export async function passkeyList (app: FastifyInstance, userId: number): Promis
  * without a username) with user verification, none of the user's existing ones again. The
  * challenge waits five minutes for `finishRegistration`.
  */
-export async function registrationOptions (app: FastifyInstance, req: FastifyRequest): Promise<unknown> {
+export async function registrationOptions (deps: PasskeyDeps, req: FastifyRequest): Promise<unknown> {
   const user = req.auth!.user
-  const rp = await relyingParty(app, req)
-  const existing = await listPasskeys(app.db, user.id)
+  const rp = await relyingParty(deps, req)
+  const existing = await listPasskeys(deps.db, user.id)
   if (existing.length >= PASSKEYS_PER_USER_MAX) throw fail(PM.limit, { max: PASSKEYS_PER_USER_MAX })
   // The same handle for every passkey of an account: an authenticator then keeps one per account.
-  const handle = await findUserHandle(app.db, user.id) ?? randomBytes(32).toString('base64url')
-  return await newChallenge(app, async (challenge) => await generateRegistrationOptions({
+  const handle = await findUserHandle(deps.db, user.id) ?? randomBytes(32).toString('base64url')
+  return await newChallenge(deps, async (challenge) => await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.username,
@@ -199,11 +210,11 @@ export async function registrationOptions (app: FastifyInstance, req: FastifyReq
 }
 
 /** Checks the browser's answer to {@link registrationOptions} and stores the new passkey (public key only). */
-export async function finishRegistration (app: FastifyInstance, req: FastifyRequest, response: PasskeyRegistrationResponse, name: string | undefined): Promise<Passkey> {
+export async function finishRegistration (deps: PasskeyDeps, req: FastifyRequest, response: PasskeyRegistrationResponse, name: string | undefined): Promise<Passkey> {
   const user = req.auth!.user
-  const rp = await relyingParty(app, req)
+  const rp = await relyingParty(deps, req)
   const clientData = clientDataOf(response.response.clientDataJSON)
-  const ceremony = await takeCeremony(app, clientData.challenge)
+  const ceremony = await takeCeremony(deps, clientData.challenge)
   if (ceremony?.kind !== 'register' || ceremony.uid !== user.id) throw fail(PM.challengeExpired)
   checkOrigin(rp, clientData.origin)
   const result = await verifyRegistrationResponse({
@@ -212,12 +223,12 @@ export async function finishRegistration (app: FastifyInstance, req: FastifyRequ
     expectedOrigin: rp.origins,
     expectedRPID: rp.id,
     requireUserVerification: true
-  }).catch((err: unknown) => { throw refusalOf(app, rp, err) })
+  }).catch((err: unknown) => { throw refusalOf(deps, rp, err) })
   if (!result.verified) throw fail(PM.responseInvalid)
   const info = result.registrationInfo
   const device = describeUserAgent(String(req.headers['user-agent'] ?? ''))
   const fallback = [device.browser, device.os].filter((s) => s !== '').join(' · ') || req.t(PM.defaultName)
-  const saved = await insertPasskey(app.db, {
+  const saved = await insertPasskey(deps.db, {
     user_id: user.id,
     credential_id: info.credential.id,
     public_key: Buffer.from(info.credential.publicKey),
@@ -240,7 +251,7 @@ export async function finishRegistration (app: FastifyInstance, req: FastifyRequ
  * counter is stored by a statement that matches only while the stored one is lower, so the same
  * assertion twice at once counts once.
  */
-async function acceptAssertion (app: FastifyInstance, rp: RelyingParty, challenge: string, passkey: Passkey, response: PasskeyAuthenticationResponse): Promise<void> {
+async function acceptAssertion (deps: Deps<'db' | 'log'>, rp: RelyingParty, challenge: string, passkey: Passkey, response: PasskeyAuthenticationResponse): Promise<void> {
   const clientData = clientDataOf(response.response.clientDataJSON)
   if (clientData.type !== 'webauthn.get') throw fail(PM.responseInvalid)
   checkOrigin(rp, clientData.origin)
@@ -251,7 +262,7 @@ async function acceptAssertion (app: FastifyInstance, rp: RelyingParty, challeng
   if (!authData.subarray(0, 32).equals(createHash('sha256').update(rp.id).digest())) throw fail(PM.wrongRpId, { rpId: rp.id })
   const counter = authData.readUInt32BE(33)
   if ((counter > 0 || passkey.counter > 0) && counter <= passkey.counter) {
-    app.log.warn({ passkeyId: passkey.id, userId: passkey.user_id, stored: passkey.counter, presented: counter }, 'passkey counter did not increase: possible cloned authenticator')
+    deps.log.warn({ passkeyId: passkey.id, userId: passkey.user_id, stored: passkey.counter, presented: counter }, 'passkey counter did not increase: possible cloned authenticator')
     throw fail(PM.counterRegressed)
   }
   const userHandle = response.response.userHandle
@@ -267,10 +278,10 @@ async function acceptAssertion (app: FastifyInstance, rp: RelyingParty, challeng
       requireUserVerification: true
     })
   } catch (err) {
-    throw refusalOf(app, rp, err)
+    throw refusalOf(deps, rp, err)
   }
   if (!result.verified) throw fail(PM.responseInvalid)
-  if (!await acceptPasskeyAssertion(app.db, passkey.id, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp)) {
+  if (!await acceptPasskeyAssertion(deps.db, passkey.id, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp)) {
     throw fail(PM.counterRegressed)
   }
 }
@@ -279,17 +290,17 @@ async function acceptAssertion (app: FastifyInstance, rp: RelyingParty, challeng
  * The options of a passwordless sign-in: no username, any discoverable credential of this site,
  * with user verification. The flow id names the challenge (five minutes, single use).
  */
-export async function loginOptions (app: FastifyInstance, req: FastifyRequest): Promise<{ options: unknown, flow_id: string }> {
-  const rp = await relyingParty(app, req)
+export async function loginOptions (deps: PasskeyDeps, req: FastifyRequest): Promise<{ options: unknown, flow_id: string }> {
+  const rp = await relyingParty(deps, req)
   const flowId = randomBytes(24).toString('base64url')
-  const options = await newChallenge(app, async (challenge) => await generateAuthenticationOptions({
+  const options = await newChallenge(deps, async (challenge) => await generateAuthenticationOptions({
     rpID: rp.id,
     challenge,
     timeout: CHALLENGE_TTL_S * 1000,
     userVerification: 'required'
   }), undefined)
   const flow: LoginFlow = { challenge: options.challenge, exp: nowS() + CHALLENGE_TTL_S }
-  await app.redis.set(loginFlowKey(flowId), JSON.stringify(flow), 'EX', CHALLENGE_TTL_S)
+  await deps.redis.set(loginFlowKey(flowId), JSON.stringify(flow), 'EX', CHALLENGE_TTL_S)
   return { options, flow_id: flowId }
 }
 
@@ -299,37 +310,37 @@ export async function loginOptions (app: FastifyInstance, req: FastifyRequest): 
  * and the account's name (the same lockout as wrong passwords); a disabled account is refused
  * after the passkey proved it. The caller starts the session.
  */
-export async function finishLogin (app: FastifyInstance, req: FastifyRequest, flowId: string, response: PasskeyAuthenticationResponse): Promise<User> {
-  const rp = await relyingParty(app, req)
-  await refuseWhileLocked(app, req, [])
-  const text = /^[\w-]{20,128}$/.test(flowId) ? await app.redis.getdel(loginFlowKey(flowId)) : null
+export async function finishLogin (deps: PasskeyDeps, req: FastifyRequest, flowId: string, response: PasskeyAuthenticationResponse): Promise<User> {
+  const rp = await relyingParty(deps, req)
+  await refuseWhileLocked(deps, req, [])
+  const text = /^[\w-]{20,128}$/.test(flowId) ? await deps.redis.getdel(loginFlowKey(flowId)) : null
   const flow = text === null ? undefined : JSON.parse(text) as LoginFlow
   if (flow === undefined || flow.exp <= nowS()) throw fail(PM.challengeExpired)
-  const passkey = await findPasskeyByCredentialId(app.db, response.id)
-  const user = passkey === undefined ? undefined : await findUserById(app.db, passkey.user_id)
+  const passkey = await findPasskeyByCredentialId(deps.db, response.id)
+  const user = passkey === undefined ? undefined : await findUserById(deps.db, passkey.user_id)
   if (passkey === undefined || user === undefined) {
-    await countLoginFailure(app, req, [])
+    await countLoginFailure(deps, req, [])
     throw fail(PM.unknownCredential)
   }
-  await refuseWhileLocked(app, req, [user.username])
+  await refuseWhileLocked(deps, req, [user.username])
   try {
-    await acceptAssertion(app, rp, flow.challenge, passkey, response)
+    await acceptAssertion(deps, rp, flow.challenge, passkey, response)
   } catch (err) {
-    if (err instanceof ApiError) await countLoginFailure(app, req, [user.username])
+    if (err instanceof ApiError) await countLoginFailure(deps, req, [user.username])
     throw err
   }
   if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
-  await clearLoginFailures(app, [user.username])
+  await clearLoginFailures(deps, [user.username])
   return user
 }
 
 /** The options of a secure verification with one of the caller's passkeys (bound to this session). */
-export async function verificationOptions (app: FastifyInstance, req: FastifyRequest): Promise<unknown> {
+export async function verificationOptions (deps: PasskeyDeps, req: FastifyRequest): Promise<unknown> {
   const user = req.auth!.user
-  const rp = await relyingParty(app, req)
-  const passkeys = await listPasskeys(app.db, user.id)
+  const rp = await relyingParty(deps, req)
+  const passkeys = await listPasskeys(deps.db, user.id)
   if (passkeys.length === 0) throw fail(PM.none)
-  return await newChallenge(app, async (challenge) => await generateAuthenticationOptions({
+  return await newChallenge(deps, async (challenge) => await generateAuthenticationOptions({
     rpID: rp.id,
     challenge,
     timeout: CHALLENGE_TTL_S * 1000,
@@ -343,23 +354,23 @@ export async function verificationOptions (app: FastifyInstance, req: FastifyReq
  * the sign-in lockout like a wrong password. The caller checks the lockout first and marks the
  * session verified after.
  */
-export async function acceptVerification (app: FastifyInstance, req: FastifyRequest, response: PasskeyAuthenticationResponse): Promise<void> {
+export async function acceptVerification (deps: PasskeyDeps, req: FastifyRequest, response: PasskeyAuthenticationResponse): Promise<void> {
   const user = req.auth!.user
-  const rp = await relyingParty(app, req)
+  const rp = await relyingParty(deps, req)
   try {
     const clientData = clientDataOf(response.response.clientDataJSON)
-    const ceremony = await takeCeremony(app, clientData.challenge)
+    const ceremony = await takeCeremony(deps, clientData.challenge)
     if (ceremony?.kind !== 'verify' || ceremony.uid !== user.id || ceremony.sub !== verificationSubject(req)) throw fail(PM.challengeExpired)
-    const passkey = await findPasskeyByCredentialId(app.db, response.id)
+    const passkey = await findPasskeyByCredentialId(deps.db, response.id)
     if (passkey === undefined || passkey.user_id !== user.id) throw fail(PM.notYours)
-    await acceptAssertion(app, rp, clientData.challenge, passkey, response)
+    await acceptAssertion(deps, rp, clientData.challenge, passkey, response)
   } catch (err) {
-    if (err instanceof ApiError) await countLoginFailure(app, req, [user.username])
+    if (err instanceof ApiError) await countLoginFailure(deps, req, [user.username])
     throw err
   }
 }
 
 /** Whether the user can verify with a passkey now: passkeys are on and the user has one. */
-export async function canVerifyWithPasskey (app: FastifyInstance, userId: number): Promise<boolean> {
-  return await passkeysAvailable(app) && await countPasskeys(app.db, userId) > 0
+export async function canVerifyWithPasskey (deps: Deps<'db' | 'loadOptions'>, userId: number): Promise<boolean> {
+  return await passkeysAvailable(deps) && await countPasskeys(deps.db, userId) > 0
 }

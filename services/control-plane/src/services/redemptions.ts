@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   DEFAULT_REDEMPTION_QUOTA,
+  LOG_TYPE,
   type OptionValues,
   REDEMPTION_BATCH_MAX,
   REDEMPTION_NAME_MAX,
@@ -18,16 +19,15 @@ import {
   insertLog,
   insertRedemptions,
   listRedemptions,
-  LOG_TYPE,
   softDeleteRedemption,
   updateUnusedRedemption,
   type User
 } from '@modelgate/db'
-import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { pageOf } from '../lib/paging.js'
 import { WM } from '../lib/wallet-messages.js'
+import type { Deps } from './deps.js'
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000)
 
@@ -57,56 +57,56 @@ function checkQuota (quota: number): number {
   return quota
 }
 
-export async function listRedemptionPage (app: FastifyInstance, q: RedemptionSearchQuery): Promise<RedemptionPage> {
+export async function listRedemptionPage (deps: Deps<'db'>, q: RedemptionSearchQuery): Promise<RedemptionPage> {
   const { page, pageSize, offset } = pageOf(q)
-  const { items, total } = await listRedemptions(app.db, { keyword: q.keyword, offset, limit: pageSize })
+  const { items, total } = await listRedemptions(deps.db, { keyword: q.keyword, offset, limit: pageSize })
   return { items, page, page_size: pageSize, total }
 }
 
-export async function getRedemption (app: FastifyInstance, id: number): Promise<RedemptionView> {
-  const row = await findRedemption(app.db, id)
+export async function getRedemption (deps: Deps<'db'>, id: number): Promise<RedemptionView> {
+  const row = await findRedemption(deps.db, id)
   if (row === undefined) throw fail(WM.redemptionNotFound)
   return row
 }
 
 /** Creates `count` codes worth `quota` each; returns the new rows, codes included. */
-export async function createRedemptions (app: FastifyInstance, creator: User, body: RedemptionCreateBody): Promise<RedemptionView[]> {
+export async function createRedemptions (deps: Deps<'db' | 'loadOptions'>, creator: User, body: RedemptionCreateBody): Promise<RedemptionView[]> {
   const count = body.count ?? 1
   if (!Number.isInteger(count) || count < 1 || count > REDEMPTION_BATCH_MAX) throw fail(WM.countRange, { max: REDEMPTION_BATCH_MAX })
   const quota = checkQuota(body.quota ?? DEFAULT_REDEMPTION_QUOTA)
-  const name = checkName(await app.loadOptions(), body.name, quota)
+  const name = checkName(await deps.loadOptions(), body.name, quota)
   const rows = Array.from({ length: count }, () => ({ user_id: creator.id, key: generateRedemptionKey(), name, quota }))
-  return await insertRedemptions(app.db, rows)
+  return await insertRedemptions(deps.db, rows)
 }
 
 /** The refusal for a code the conditional update did not change: gone, or used meanwhile. */
-async function refusal (app: FastifyInstance, id: number, whenUsed: typeof WM.usedCannotEdit): Promise<Error> {
-  const row = await findRedemption(app.db, id)
+async function refusal (deps: Deps<'db'>, id: number, whenUsed: typeof WM.usedCannotEdit): Promise<Error> {
+  const row = await findRedemption(deps.db, id)
   return fail(row === undefined ? WM.redemptionNotFound : whenUsed)
 }
 
 /** Edits name and quota of an unused (or disabled) code; a used code is refused. */
-export async function updateRedemption (app: FastifyInstance, body: RedemptionUpdateBody): Promise<RedemptionView> {
-  const before = await getRedemption(app, body.id)
+export async function updateRedemption (deps: Deps<'db' | 'loadOptions'>, body: RedemptionUpdateBody): Promise<RedemptionView> {
+  const before = await getRedemption(deps, body.id)
   if (before.status === REDEMPTION_STATUS.used) throw fail(WM.usedCannotEdit)
   const quota = body.quota === undefined ? undefined : checkQuota(body.quota)
-  const name = body.name === undefined ? undefined : checkName(await app.loadOptions(), body.name, quota ?? before.quota)
+  const name = body.name === undefined ? undefined : checkName(await deps.loadOptions(), body.name, quota ?? before.quota)
   if (name === undefined && quota === undefined) return before
-  const after = await updateUnusedRedemption(app.db, body.id, { name, quota })
-  if (after === undefined) throw await refusal(app, body.id, WM.usedCannotEdit)
+  const after = await updateUnusedRedemption(deps.db, body.id, { name, quota })
+  if (after === undefined) throw await refusal(deps, body.id, WM.usedCannotEdit)
   return after
 }
 
 /** Enables (1) or disables (2) a code that is not used. */
-export async function setRedemptionStatus (app: FastifyInstance, id: number, status: number | undefined): Promise<RedemptionView> {
+export async function setRedemptionStatus (deps: Deps<'db'>, id: number, status: number | undefined): Promise<RedemptionView> {
   if (status !== REDEMPTION_STATUS.unused && status !== REDEMPTION_STATUS.disabled) throw fail(WM.statusOneOrTwo)
-  const after = await updateUnusedRedemption(app.db, id, { status })
-  if (after === undefined) throw await refusal(app, id, WM.usedCannotChangeStatus)
+  const after = await updateUnusedRedemption(deps.db, id, { status })
+  if (after === undefined) throw await refusal(deps, id, WM.usedCannotChangeStatus)
   return after
 }
 
-export async function deleteRedemption (app: FastifyInstance, id: number): Promise<void> {
-  if (!await softDeleteRedemption(app.db, id, nowSeconds())) throw fail(WM.redemptionNotFound)
+export async function deleteRedemption (deps: Deps<'db'>, id: number): Promise<void> {
+  if (!await softDeleteRedemption(deps.db, id, nowSeconds())) throw fail(WM.redemptionNotFound)
 }
 
 /**
@@ -115,11 +115,11 @@ export async function deleteRedemption (app: FastifyInstance, id: number): Promi
  * added. Unknown, disabled, used and deleted codes get the same answer, so the reply reveals
  * nothing about which codes exist.
  */
-export async function redeemCode (app: FastifyInstance, user: User, key: string): Promise<number> {
+export async function redeemCode (deps: Deps<'db' | 'loadOptions' | 'quota' | 'publishChange'>, user: User, key: string): Promise<number> {
   const code = key.trim()
   if (code === '') throw fail(WM.keyEmpty)
-  const options = await app.loadOptions()
-  const quota = await app.db.transaction().execute(async (trx) => {
+  const options = await deps.loadOptions()
+  const quota = await deps.db.transaction().execute(async (trx) => {
     const claimed = await claimRedemption(trx, code, user.id, nowSeconds())
     if (claimed === undefined) throw fail(WM.invalidCode)
     // Throwing rolls the claim back, so a code is never spent without its credit.
@@ -134,7 +134,7 @@ export async function redeemCode (app: FastifyInstance, user: User, key: string)
     })
     return claimed.quota
   })
-  await app.quota.adjust('user', user.id, quota)
-  await app.publishChange({ kind: 'user', id: user.id })
+  await deps.quota.adjust('user', user.id, quota)
+  await deps.publishChange({ kind: 'user', id: user.id })
   return quota
 }

@@ -1,7 +1,8 @@
 import type { SessionView } from '@modelgate/contracts'
 import { revokedSessionKey } from '@modelgate/contracts'
 import { bumpSessionVersion, listUserSessions, revokeUserSessions, type UserSession } from '@modelgate/db'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Deps } from './deps.js'
 
 const nowS = (): number => Math.floor(Date.now() / 1000)
 
@@ -9,9 +10,9 @@ const nowS = (): number => Math.floor(Date.now() / 1000)
  * Also marks revoked token ids in Redis until they would expire: the gateway's playground checks
  * sessions by the user's session version and these markers (the control plane by the rows).
  */
-async function forget (app: FastifyInstance, revoked: ReadonlyArray<Pick<UserSession, 'id' | 'expires_at'>>, now: number): Promise<void> {
+async function forget ({ redis }: Deps<'redis'>, revoked: ReadonlyArray<Pick<UserSession, 'id' | 'expires_at'>>, now: number): Promise<void> {
   if (revoked.length === 0) return
-  const multi = app.redis.multi()
+  const multi = redis.multi()
   for (const s of revoked) multi.set(revokedSessionKey(s.id), '1', 'EX', Math.max(1, s.expires_at - now))
   await multi.exec()
 }
@@ -22,19 +23,19 @@ async function forget (app: FastifyInstance, revoked: ReadonlyArray<Pick<UserSes
  * version is bumped too). For password changes, a two-factor reset and "sign out other devices".
  * Returns how many registered sessions were ended.
  */
-export async function revokeSessions (app: FastifyInstance, userId: number, opts: { except?: string } = {}): Promise<number> {
+export async function revokeSessions (deps: Deps<'db' | 'redis'>, userId: number, opts: { except?: string } = {}): Promise<number> {
   const now = nowS()
-  if (opts.except === undefined) await bumpSessionVersion(app.db, userId)
-  const revoked = await revokeUserSessions(app.db, userId, now, { except: opts.except })
-  await forget(app, revoked, now)
+  if (opts.except === undefined) await bumpSessionVersion(deps.db, userId)
+  const revoked = await revokeUserSessions(deps.db, userId, now, { except: opts.except })
+  await forget(deps, revoked, now)
   return revoked.length
 }
 
 /** Ends one session of user `userId` by id; false when it is not one of theirs that still holds. */
-export async function revokeSession (app: FastifyInstance, userId: number, id: string): Promise<boolean> {
+export async function revokeSession (deps: Deps<'db' | 'redis'>, userId: number, id: string): Promise<boolean> {
   const now = nowS()
-  const revoked = await revokeUserSessions(app.db, userId, now, { only: id })
-  await forget(app, revoked, now)
+  const revoked = await revokeUserSessions(deps.db, userId, now, { only: id })
+  await forget(deps, revoked, now)
   return revoked.length > 0
 }
 
@@ -43,20 +44,20 @@ export async function revokeSession (app: FastifyInstance, userId: number, id: s
  * version is bumped (so tokens never registered end too) and this session's cookie signed again.
  * Returns how many registered sessions were ended.
  */
-export async function revokeOtherSessions (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply): Promise<number> {
+export async function revokeOtherSessions (deps: Deps<'db' | 'redis' | 'renewSession'>, req: FastifyRequest, reply: FastifyReply): Promise<number> {
   const auth = req.auth!
   const now = nowS()
-  const version = await bumpSessionVersion(app.db, auth.user.id)
-  const revoked = await revokeUserSessions(app.db, auth.user.id, now, { except: auth.session?.jti })
-  await forget(app, revoked, now)
-  if (version !== undefined) await app.renewSession(req, reply, { ...auth.user, session_version: version })
+  const version = await bumpSessionVersion(deps.db, auth.user.id)
+  const revoked = await revokeUserSessions(deps.db, auth.user.id, now, { except: auth.session?.jti })
+  await forget(deps, revoked, now)
+  if (version !== undefined) await deps.renewSession(req, reply, { ...auth.user, session_version: version })
   return revoked.length
 }
 
 /** The caller's sessions that still hold: this one first, then the most recently seen. */
-export async function listSessions (app: FastifyInstance, req: FastifyRequest): Promise<SessionView[]> {
+export async function listSessions ({ db }: Deps<'db'>, req: FastifyRequest): Promise<SessionView[]> {
   const { user, session } = req.auth!
-  const rows = await listUserSessions(app.db, user.id, user.session_version, nowS())
+  const rows = await listUserSessions(db, user.id, user.session_version, nowS())
   const views = rows.map((r): SessionView => ({
     id: r.id,
     ...describeUserAgent(r.user_agent),

@@ -21,10 +21,10 @@ import {
   type User
 } from '@modelgate/db'
 import { tokenKeyBody, tokenKeyHash } from '@modelgate/service'
-import type { FastifyInstance } from 'fastify'
 import { badRequest, fail, forbidden } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
 import { TM } from '../lib/token-messages.js'
+import type { Deps } from './deps.js'
 import { usableGroups } from './groups.js'
 
 export const TOKEN_NAME_MAX = 50
@@ -86,9 +86,9 @@ function checkExpiry (expiredTime: number, now: number): void {
   if (isExpired(expiredTime, now)) throw fail(TM.expiryInPast)
 }
 
-async function checkGroup (app: FastifyInstance, user: User, group: string): Promise<void> {
+async function checkGroup (deps: Deps<'loadOptions'>, user: User, group: string): Promise<void> {
   // 403 like any other refused privilege; the gateway checks again on every request.
-  if (!Object.hasOwn(usableGroups(await app.loadOptions(), user.group), group)) throw forbidden(TM.groupNotUsable, { group })
+  if (!Object.hasOwn(usableGroups(await deps.loadOptions(), user.group), group)) throw forbidden(TM.groupNotUsable, { group })
 }
 
 /** Model names from a comma list: trimmed, blanks and duplicates dropped. */
@@ -127,11 +127,11 @@ export function normalizeAllowIps (text: string): string {
 }
 
 /** A page of the user's tokens, optionally filtered by name and by key. */
-export async function listTokens (app: FastifyInstance, userId: number, q: TokenSearchQuery) {
+export async function listTokens (deps: Deps<'db'>, userId: number, q: TokenSearchQuery) {
   const { page, pageSize, offset } = pageOf(q)
   const keyword = q.keyword?.trim() ?? ''
   const key = q.token?.trim() ?? ''
-  const { items, total } = await listUserTokens(app.db, {
+  const { items, total } = await listUserTokens(deps.db, {
     userId,
     keyword,
     // A full key is found by its hash (the only form stored); anything else by the masked key.
@@ -144,24 +144,24 @@ export async function listTokens (app: FastifyInstance, userId: number, q: Token
 }
 
 /** A live token of the user; another user's token is not found, exactly like a missing one. */
-export async function getToken (app: FastifyInstance, userId: number, id: number): Promise<TokenView> {
-  const row = await findUserToken(app.db, userId, id)
+export async function getToken (deps: Deps<'db'>, userId: number, id: number): Promise<TokenView> {
+  const row = await findUserToken(deps.db, userId, id)
   if (row === undefined) throw fail(TM.tokenNotFound)
   return tokenView(row, nowSeconds())
 }
 
 /** The full key of one of the user's tokens. */
-export async function revealTokenKey (app: FastifyInstance, userId: number, id: number): Promise<string> {
-  const row = await findUserToken(app.db, userId, id)
+export async function revealTokenKey (deps: Deps<'db' | 'secrets'>, userId: number, id: number): Promise<string> {
+  const row = await findUserToken(deps.db, userId, id)
   if (row === undefined) throw fail(TM.tokenNotFound)
-  return app.secrets.open(row.key_encrypted)
+  return deps.secrets.open(row.key_encrypted)
 }
 
 /**
  * Creates `count` tokens with the same settings. The first keeps the name, the others get a
  * random suffix. The answer carries each full key, the one time it is shown without a reveal.
  */
-export async function createTokens (app: FastifyInstance, user: User, body: TokenCreateBody): Promise<CreatedTokenView[]> {
+export async function createTokens (deps: Deps<'db' | 'secrets' | 'loadOptions' | 'publishChange'>, user: User, body: TokenCreateBody): Promise<CreatedTokenView[]> {
   const now = nowSeconds()
   const name = checkTokenName(body.name)
   const count = body.count ?? 1
@@ -169,7 +169,7 @@ export async function createTokens (app: FastifyInstance, user: User, body: Toke
   const expiredTime = body.expired_time ?? -1
   checkExpiry(expiredTime, now)
   const group = body.group ?? ''
-  if (group !== '') await checkGroup(app, user, group)
+  if (group !== '') await checkGroup(deps, user, group)
   const settings = {
     user_id: user.id,
     status: TOKEN_STATUS.enabled,
@@ -195,15 +195,15 @@ export async function createTokens (app: FastifyInstance, user: User, body: Toke
       ...settings,
       name: i === 0 ? name : `${name}-${randomText(6)}`,
       key_hash: keyHash,
-      key_encrypted: app.secrets.seal(key),
+      key_encrypted: deps.secrets.seal(key),
       key_hint: maskTokenKey(key)
     }
   })
-  const created = await insertUserTokens(app.db, user.id, rows, MAX_LIVE_TOKENS)
+  const created = await insertUserTokens(deps.db, user.id, rows, MAX_LIVE_TOKENS)
   if (created === undefined) throw fail(TM.tooManyTokens, { max: MAX_LIVE_TOKENS })
   created.sort((a, b) => a.id - b.id)
   // A gateway may hold a "no such key" answer for a key someone tried before it existed.
-  for (const row of created) await app.publishChange({ kind: 'token', id: row.id })
+  for (const row of created) await deps.publishChange({ kind: 'token', id: row.id })
   return created.map(({ key_hash: keyHash, ...row }) => ({ ...tokenView(row, now), full_key: keys.get(keyHash)! }))
 }
 
@@ -212,9 +212,9 @@ export async function createTokens (app: FastifyInstance, user: User, body: Toke
  * the edit makes it valid; status 1 in the body enables a disabled one, refused while the edited
  * token would still be expired or exhausted.
  */
-export async function updateToken (app: FastifyInstance, user: User, body: TokenUpdateBody): Promise<TokenView> {
+export async function updateToken (deps: Deps<'db' | 'loadOptions' | 'quota' | 'publishChange'>, user: User, body: TokenUpdateBody): Promise<TokenView> {
   const now = nowSeconds()
-  const row = await findUserToken(app.db, user.id, body.id)
+  const row = await findUserToken(deps.db, user.id, body.id)
   if (row === undefined) throw fail(TM.tokenNotFound)
   const edit: TokenEdit = {}
   if (body.name !== undefined) edit.name = checkTokenName(body.name)
@@ -232,7 +232,7 @@ export async function updateToken (app: FastifyInstance, user: User, body: Token
   if (body.concurrency_limit !== undefined) edit.concurrency_limit = body.concurrency_limit
   if (body.group !== undefined) {
     // Kept when unchanged: the gateway checks a group is still usable on every request.
-    if (body.group !== '' && body.group !== row.group) await checkGroup(app, user, body.group)
+    if (body.group !== '' && body.group !== row.group) await checkGroup(deps, user, body.group)
     edit.group = body.group
   }
   // Applied as a difference in SQL, so what a settlement spends meanwhile stays spent.
@@ -245,33 +245,33 @@ export async function updateToken (app: FastifyInstance, user: User, body: Token
     if (!(edit.unlimited_quota ?? row.unlimited_quota) && row.remain_quota + quotaDelta <= 0) throw fail(TM.tokenExhausted)
     status = 'enable'
   }
-  const updated = await updateUserToken(app.db, user.id, row.id, { edit, quotaDelta, status, now })
+  const updated = await updateUserToken(deps.db, user.id, row.id, { edit, quotaDelta, status, now })
   if (updated === undefined) throw fail(TM.tokenNotFound)
   // The gateways spend from the cached balance: move it by the same amount as Postgres.
-  await app.quota.adjust('token', row.id, quotaDelta)
-  await app.publishChange({ kind: 'token', id: row.id })
+  await deps.quota.adjust('token', row.id, quotaDelta)
+  await deps.publishChange({ kind: 'token', id: row.id })
   return tokenView(updated, now)
 }
 
 /** Enables (1) or disables (2) a token; enabling is refused while it is expired or exhausted. */
-export async function setTokenStatus (app: FastifyInstance, userId: number, id: number, status: number | undefined): Promise<TokenView> {
+export async function setTokenStatus (deps: Deps<'db' | 'publishChange'>, userId: number, id: number, status: number | undefined): Promise<TokenView> {
   if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw badRequest(TM.statusOneOrTwo)
   const now = nowSeconds()
-  const updated = await setUserTokenStatus(app.db, userId, id, status, now)
+  const updated = await setUserTokenStatus(deps.db, userId, id, status, now)
   if (updated === undefined) {
-    const row = await findUserToken(app.db, userId, id)
+    const row = await findUserToken(deps.db, userId, id)
     if (row === undefined) throw fail(TM.tokenNotFound)
     throw fail(isExpired(row.expired_time, now) ? TM.tokenExpired : TM.tokenExhausted)
   }
-  await app.publishChange({ kind: 'token', id })
+  await deps.publishChange({ kind: 'token', id })
   return tokenView(updated, now)
 }
 
 /** Soft-deletes a token and drops what the gateways hold of it. */
-export async function deleteToken (app: FastifyInstance, userId: number, id: number): Promise<void> {
-  const deleted = await softDeleteUserToken(app.db, userId, id, nowSeconds())
+export async function deleteToken (deps: Deps<'db' | 'quota' | 'publishChange'>, userId: number, id: number): Promise<void> {
+  const deleted = await softDeleteUserToken(deps.db, userId, id, nowSeconds())
   if (deleted === undefined) throw fail(TM.tokenNotFound)
   // Announced first: once no gateway admits the key, nothing reloads the balance dropped next.
-  await app.publishChange({ kind: 'token', id })
-  await app.quota.forget('token', id)
+  await deps.publishChange({ kind: 'token', id })
+  await deps.quota.forget('token', id)
 }

@@ -8,11 +8,12 @@ import {
   type PublicUser,
   type User
 } from '@modelgate/db'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
 import { fail, ok } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
 import { TM } from '../lib/two-factor-messages.js'
+import type { Deps } from './deps.js'
 import { clearLoginFailures } from './login-guard.js'
 import { publicUser } from './users.js'
 
@@ -76,24 +77,24 @@ export type SecondFactor = 'totp' | 'backup'
  * once: its time-step must be after the last accepted one), anything else a backup code (spent
  * on use) unless `allowBackup` is false. Undefined when it does not match.
  */
-export async function verifySecondFactor (app: FastifyInstance, user: Pick<User, 'id'>, code: string, opts: { allowBackup?: boolean } = {}): Promise<SecondFactor | undefined> {
-  const row = await findTwoFactor(app.db, user.id)
+export async function verifySecondFactor ({ db, secrets, log }: Deps<'db' | 'secrets' | 'log'>, user: Pick<User, 'id'>, code: string, opts: { allowBackup?: boolean } = {}): Promise<SecondFactor | undefined> {
+  const row = await findTwoFactor(db, user.id)
   if (row === undefined || !row.enabled) return undefined
   const typed = code.trim().replace(/\s/g, '')
   if (/^\d{6}$/.test(typed)) {
     let secret: string
     try {
-      secret = app.secrets.open(row.secret_encrypted)
+      secret = secrets.open(row.secret_encrypted)
     } catch (err) {
       // Sealed under another CRYPTO_SECRET: only backup codes (hashes) still work, or an admin's reset.
-      app.log.warn({ err, userId: user.id }, 'two-factor secret cannot be opened')
+      log.warn({ err, userId: user.id }, 'two-factor secret cannot be opened')
       return undefined
     }
     const step = matchingStep(secret, typed)
-    return step !== undefined && await acceptTwoFactorStep(app.db, user.id, step) ? 'totp' : undefined
+    return step !== undefined && await acceptTwoFactorStep(db, user.id, step) ? 'totp' : undefined
   }
   if (opts.allowBackup === false || normalizeBackupCode(typed).length !== BACKUP_GROUPS * BACKUP_GROUP_LEN) return undefined
-  return await consumeBackupCode(app.db, user.id, backupCodeHash(user.id, typed)) ? 'backup' : undefined
+  return await consumeBackupCode(db, user.id, backupCodeHash(user.id, typed)) ? 'backup' : undefined
 }
 
 /** A pending sign-in waiting for its second factor. */
@@ -108,9 +109,9 @@ interface Flow {
 /** The answer of a password or OAuth step when the account has a second factor. */
 export interface SecondStepAnswer { require_2fa: true, flow_token: string }
 
-async function readFlow (app: FastifyInstance, token: string): Promise<Flow | undefined> {
+async function readFlow ({ redis }: Deps<'redis'>, token: string): Promise<Flow | undefined> {
   if (!/^[\w-]{20,128}$/.test(token)) return undefined
-  const text = await app.redis.get(flowKey(token))
+  const text = await redis.get(flowKey(token))
   if (text === null) return undefined
   try {
     const flow = JSON.parse(text) as Flow
@@ -124,8 +125,8 @@ async function readFlow (app: FastifyInstance, token: string): Promise<Flow | un
  * The end of every successful sign-in (password, password + second factor, OAuth): starts the
  * session on this response and answers the user, warning one still on the default password.
  */
-export async function finishSignIn (app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, user: User): Promise<{ success: true, message: string, data: PublicUser }> {
-  await app.startSession(req, reply, user)
+export async function finishSignIn ({ startSession }: Deps<'startSession'>, req: FastifyRequest, reply: FastifyReply, user: User): Promise<{ success: true, message: string, data: PublicUser }> {
+  await startSession(req, reply, user)
   return ok(publicUser(user), req.t(user.password_is_default ? M.defaultPassword : M.loggedIn))
 }
 
@@ -136,33 +137,33 @@ export async function finishSignIn (app: FastifyInstance, req: FastifyRequest, r
  * the sign-in is complete).
  */
 export async function completeFirstFactor (
-  app: FastifyInstance,
+  deps: Deps<'db' | 'redis' | 'startSession'>,
   req: FastifyRequest,
   reply: FastifyReply,
   user: User,
   login?: string
 ): Promise<{ success: true, message: string, data: PublicUser | SecondStepAnswer }> {
-  if (await isTwoFactorEnabled(app.db, user.id)) {
+  if (await isTwoFactorEnabled(deps.db, user.id)) {
     const token = randomBytes(24).toString('base64url')
     const flow: Flow = { uid: user.id, sv: user.session_version, ...(login !== undefined ? { login } : {}) }
-    await app.redis.set(flowKey(token), JSON.stringify(flow), 'EX', FLOW_TTL_S)
+    await deps.redis.set(flowKey(token), JSON.stringify(flow), 'EX', FLOW_TTL_S)
     return ok({ require_2fa: true, flow_token: token }, req.t(TM.loginNeeds2fa))
   }
-  await clearLoginFailures(app, [login])
-  return await finishSignIn(app, req, reply, user)
+  await clearLoginFailures(deps, [login])
+  return await finishSignIn(deps, req, reply, user)
 }
 
 /** The flow of a second step: its user and the login names whose counters the step shares. */
-export async function openFlow (app: FastifyInstance, token: string): Promise<{ user: User, logins: string[] }> {
-  const flow = await readFlow(app, token)
-  const user = flow === undefined ? undefined : await findUserById(app.db, flow.uid)
+export async function openFlow (deps: Deps<'db' | 'redis'>, token: string): Promise<{ user: User, logins: string[] }> {
+  const flow = await readFlow(deps, token)
+  const user = flow === undefined ? undefined : await findUserById(deps.db, flow.uid)
   if (flow === undefined || user === undefined || user.session_version !== flow.sv) throw fail(TM.flowExpired)
   return { user, logins: [...new Set([flow.login, user.username].filter((l): l is string => l !== undefined))] }
 }
 
 /** Spends the flow token; false when another request spent it first (or it expired meanwhile). */
-export async function spendFlow (app: FastifyInstance, token: string, userId: number): Promise<boolean> {
-  const text = await app.redis.getdel(flowKey(token))
+export async function spendFlow ({ redis }: Deps<'redis'>, token: string, userId: number): Promise<boolean> {
+  const text = await redis.getdel(flowKey(token))
   if (text === null) return false
   try {
     return (JSON.parse(text) as Flow).uid === userId

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { LOG_TYPE, type Role, ROLES } from '@modelgate/contracts'
 import { hash, verify } from '@node-rs/argon2'
 import {
   creditInviter,
@@ -6,17 +7,15 @@ import {
   findLiveUserBy,
   insertLog,
   insertUser,
-  LOG_TYPE,
   type NewUser,
   type PublicUser,
-  ROLE,
   type Transaction,
   USER_PUBLIC_COLUMNS,
   type User
 } from '@modelgate/db'
-import type { FastifyInstance } from 'fastify'
 import { fail } from '../lib/errors.js'
 import { M } from '../lib/messages.js'
+import type { Deps } from './deps.js'
 
 export const USERNAME_MAX = 12
 export const PASSWORD_MIN = 8
@@ -78,6 +77,7 @@ export interface NewAccount {
   telegram_id?: string
   /** The inviter's aff_code, when the user came through an invite link. */
   affCode?: string
+  /** A ROLES value (the admin route's schema allows common and admin only); common when absent. */
   role?: number
   /** Runs in the account's transaction once the row exists (a custom provider's binding). */
   within?: (trx: Transaction<Database>, user: User) => Promise<void>
@@ -88,11 +88,11 @@ export interface NewAccount {
  * invitee (QuotaForInvitee) and the inviter (QuotaForInviter, aff_count + 1) in the same
  * transaction: a failed or duplicate registration credits nobody.
  */
-export async function createAccount (app: FastifyInstance, account: NewAccount): Promise<User> {
+export async function createAccount ({ db, loadOptions }: Deps<'db' | 'loadOptions'>, account: NewAccount): Promise<User> {
   checkUsername(account.username)
   if (account.password !== undefined) checkPassword(account.password)
-  const options = await app.loadOptions()
-  const inviter = account.affCode !== undefined && account.affCode !== '' ? await findLiveUserBy(app.db, 'aff_code', account.affCode) : undefined
+  const options = await loadOptions()
+  const inviter = account.affCode !== undefined && account.affCode !== '' ? await findLiveUserBy(db, 'aff_code', account.affCode) : undefined
   const forNewUser = Math.max(0, Math.trunc(options.num('QuotaForNewUser')))
   const forInvitee = inviter === undefined ? 0 : Math.max(0, Math.trunc(options.num('QuotaForInvitee')))
   const forInviter = inviter === undefined ? 0 : Math.max(0, Math.trunc(options.num('QuotaForInviter')))
@@ -105,7 +105,7 @@ export async function createAccount (app: FastifyInstance, account: NewAccount):
     linuxdo_id: account.linuxdo_id ?? '',
     wechat_id: account.wechat_id ?? '',
     telegram_id: account.telegram_id ?? '',
-    role: account.role ?? ROLE.common,
+    role: (account.role ?? ROLES.common) as Role,
     quota: forNewUser + forInvitee,
     inviter_id: inviter?.id ?? 0,
     access_token_hash: null,
@@ -114,7 +114,7 @@ export async function createAccount (app: FastifyInstance, account: NewAccount):
     setting: {}
   }
   try {
-    return await app.db.transaction().execute(async (trx) => {
+    return await db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, row)
       if (account.within !== undefined) await account.within(trx, user)
       if (inviter !== undefined) await creditInviter(trx, inviter.id, forInviter)
@@ -140,17 +140,17 @@ export async function createAccount (app: FastifyInstance, account: NewAccount):
 }
 
 /** The user's invite code, created on first use (8 letters and digits, unique). */
-export async function ensureAffCode (app: FastifyInstance, user: User): Promise<string> {
+export async function ensureAffCode ({ db }: Deps<'db'>, user: User): Promise<string> {
   if (user.aff_code !== null) return user.aff_code
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789'
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('')
     try {
-      const updated = await app.db.updateTable('users').set({ aff_code: code }).where('id', '=', user.id).where('aff_code', 'is', null)
+      const updated = await db.updateTable('users').set({ aff_code: code }).where('id', '=', user.id).where('aff_code', 'is', null)
         .returning('aff_code').executeTakeFirst()
       if (updated?.aff_code != null) return updated.aff_code
       // Another request set it first: use theirs.
-      const again = await app.db.selectFrom('users').select('aff_code').where('id', '=', user.id).executeTakeFirstOrThrow()
+      const again = await db.selectFrom('users').select('aff_code').where('id', '=', user.id).executeTakeFirstOrThrow()
       if (again.aff_code !== null) return again.aff_code
     } catch (err) {
       if (!isUniqueViolation(err)) throw err

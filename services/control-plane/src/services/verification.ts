@@ -1,10 +1,11 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { OptionValues } from '@modelgate/contracts'
 import { isSmtpConfigured, MailNotConfiguredError, sendMail, smtpSettingsFrom } from '@modelgate/mail'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { AM } from '../lib/account-messages.js'
 import { ApiError, fail } from '../lib/errors.js'
 import type { Msg } from '../lib/i18n.js'
+import type { Deps } from './deps.js'
 
 /** E-mail codes are valid for 3 minutes (docs/domain.md). */
 export const CODE_TTL_S = 3 * 60
@@ -74,13 +75,13 @@ export function checkEmailAllowed (options: OptionValues, email: string): void {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** Mails `to` in the request's language; SMTP trouble becomes a console message. */
-async function mailTo (app: FastifyInstance, req: FastifyRequest, to: string, msgs: { subject: Msg, text: Msg, html: Msg }, vars: Record<string, string | number>): Promise<void> {
-  const options = await app.loadOptions()
+async function mailTo (deps: Deps<'loadOptions' | 'outbound'>, req: FastifyRequest, to: string, msgs: { subject: Msg, text: Msg, html: Msg }, vars: Record<string, string | number>): Promise<void> {
+  const options = await deps.loadOptions()
   const system = options.str('SystemName')
   const all = { ...vars, system }
   const escaped = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, escapeHtml(String(v))]))
   try {
-    await sendMail({ ...smtpSettingsFrom(options), resolve: async (host) => await app.outbound.resolveAllowed(host) }, {
+    await sendMail({ ...smtpSettingsFrom(options), resolve: async (host) => await deps.outbound.resolveAllowed(host) }, {
       to,
       subject: req.t(msgs.subject, all),
       text: req.t(msgs.text, all),
@@ -119,8 +120,8 @@ return 0
  * Claims the right to mail `email` now for the client at `ip`: refused with the seconds left
  * within the 30 s cooldown, and with 429 plus Retry-After past an hourly cap.
  */
-async function claimSendSlot (app: FastifyInstance, req: FastifyRequest, purpose: VerifyPurpose, email: string): Promise<void> {
-  const answer = Number(await app.redis.eval(CLAIM_MAIL, 3, cooldownKey(purpose, email), mailCountKey('email', email), mailCountKey('ip', req.ip),
+async function claimSendSlot (deps: Deps<'redis'>, req: FastifyRequest, purpose: VerifyPurpose, email: string): Promise<void> {
+  const answer = Number(await deps.redis.eval(CLAIM_MAIL, 3, cooldownKey(purpose, email), mailCountKey('email', email), mailCountKey('ip', req.ip),
     RESEND_COOLDOWN_S * 1000, MAILS_PER_ADDRESS_PER_HOUR, MAILS_PER_IP_PER_HOUR, MAIL_WINDOW_S))
   if (answer === 0) return
   if (answer < 0) throw fail(AM.resendWait, { seconds: Math.min(RESEND_COOLDOWN_S, Math.max(1, Math.ceil(-answer / 1000))) })
@@ -128,30 +129,30 @@ async function claimSendSlot (app: FastifyInstance, req: FastifyRequest, purpose
 }
 
 /** Mails a new 6-digit code to `email` (replacing any earlier one). */
-export async function sendEmailCode (app: FastifyInstance, req: FastifyRequest, email: string): Promise<void> {
-  await claimSendSlot(app, req, 'email', email)
+export async function sendEmailCode (deps: Deps<'redis' | 'loadOptions' | 'outbound'>, req: FastifyRequest, email: string): Promise<void> {
+  await claimSendSlot(deps, req, 'email', email)
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
   const key = verifyKey('email', email)
-  await app.redis.multi().del(key).hset(key, { hash: sha256(code), attempts: '0' }).expire(key, CODE_TTL_S).exec()
+  await deps.redis.multi().del(key).hset(key, { hash: sha256(code), attempts: '0' }).expire(key, CODE_TTL_S).exec()
   try {
-    await mailTo(app, req, email, { subject: AM.codeMailSubject, text: AM.codeMailText, html: AM.codeMailHtml }, { code, minutes: CODE_TTL_S / 60 })
+    await mailTo(deps, req, email, { subject: AM.codeMailSubject, text: AM.codeMailText, html: AM.codeMailHtml }, { code, minutes: CODE_TTL_S / 60 })
   } catch (err) {
     // Nothing arrived, so the user may try again at once.
-    await app.redis.del(key, cooldownKey('email', email))
+    await deps.redis.del(key, cooldownKey('email', email))
     throw err
   }
 }
 
 /** True, once, for the code last mailed to `email` within its lifetime; a wrong code counts as a guess. */
-export async function consumeEmailCode (app: FastifyInstance, email: string, code: string): Promise<boolean> {
+export async function consumeEmailCode (deps: Deps<'redis'>, email: string, code: string): Promise<boolean> {
   const key = verifyKey('email', email)
-  const stored = await app.redis.hget(key, 'hash')
+  const stored = await deps.redis.hget(key, 'hash')
   if (stored === null) return false
   if (digestsEqual(stored, sha256(code.trim()))) {
     // Of concurrent requests with the right code, only the one whose DEL removed it wins.
-    return await app.redis.del(key) === 1
+    return await deps.redis.del(key) === 1
   }
-  await app.redis.eval(COUNT_WRONG_GUESS, 1, key, MAX_CODE_ATTEMPTS)
+  await deps.redis.eval(COUNT_WRONG_GUESS, 1, key, MAX_CODE_ATTEMPTS)
   return false
 }
 
@@ -159,23 +160,23 @@ export async function consumeEmailCode (app: FastifyInstance, email: string, cod
  * What a reset request for an address without an account does: claims the same cooldown as a real
  * send and mails nothing, so the answers for known and unknown addresses cannot be told apart.
  */
-export async function skipResetLink (app: FastifyInstance, req: FastifyRequest, email: string): Promise<void> {
+export async function skipResetLink (deps: Deps<'redis' | 'loadOptions'>, req: FastifyRequest, email: string): Promise<void> {
   // A known address fails this way when SMTP is not set up, so an unknown one does too.
-  if (!isSmtpConfigured(smtpSettingsFrom(await app.loadOptions()))) throw fail(AM.smtpNotConfigured)
-  await claimSendSlot(app, req, 'reset', email)
+  if (!isSmtpConfigured(smtpSettingsFrom(await deps.loadOptions()))) throw fail(AM.smtpNotConfigured)
+  await claimSendSlot(deps, req, 'reset', email)
 }
 
 /** Mails a single-use reset link for `email`; `baseUrl` is the console's address without a trailing slash. */
-export async function sendResetLink (app: FastifyInstance, req: FastifyRequest, email: string, baseUrl: string): Promise<void> {
-  await claimSendSlot(app, req, 'reset', email)
+export async function sendResetLink (deps: Deps<'redis' | 'loadOptions' | 'outbound'>, req: FastifyRequest, email: string, baseUrl: string): Promise<void> {
+  await claimSendSlot(deps, req, 'reset', email)
   const token = randomBytes(32).toString('base64url')
   const key = verifyKey('reset', email)
-  await app.redis.set(key, sha256(token), 'EX', RESET_TTL_S)
+  await deps.redis.set(key, sha256(token), 'EX', RESET_TTL_S)
   const link = `${baseUrl}/user/reset?${new URLSearchParams({ email, token }).toString()}`
   try {
-    await mailTo(app, req, email, { subject: AM.resetMailSubject, text: AM.resetMailText, html: AM.resetMailHtml }, { link, minutes: RESET_TTL_S / 60 })
+    await mailTo(deps, req, email, { subject: AM.resetMailSubject, text: AM.resetMailText, html: AM.resetMailHtml }, { link, minutes: RESET_TTL_S / 60 })
   } catch (err) {
-    await app.redis.del(key, cooldownKey('reset', email))
+    await deps.redis.del(key, cooldownKey('reset', email))
     throw err
   }
 }
@@ -185,11 +186,11 @@ export async function sendResetLink (app: FastifyInstance, req: FastifyRequest, 
  * real one alone (tokens are 256 random bits: guessing is hopeless, and burning would let anyone
  * who knows the address cancel the owner's reset).
  */
-export async function consumeResetToken (app: FastifyInstance, email: string, token: string): Promise<boolean> {
+export async function consumeResetToken (deps: Deps<'redis'>, email: string, token: string): Promise<boolean> {
   const key = verifyKey('reset', email)
-  const stored = await app.redis.get(key)
+  const stored = await deps.redis.get(key)
   if (stored === null || !digestsEqual(stored, sha256(token))) return false
-  return await app.redis.del(key) === 1
+  return await deps.redis.del(key) === 1
 }
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'

@@ -1,9 +1,10 @@
 import { CHANNEL_STATUS } from '@modelgate/contracts'
 import { type Price, priceOf } from '@modelgate/pricing'
-import type { AdmissionLimits, Lease, ReserveOutcome } from '@modelgate/quota'
+import type { AdmissionLimits, EntitlementCharge, Lease, PayOrder, ReserveOutcome } from '@modelgate/quota'
 import { type Span, SpanStatusCode, startSpan } from '@modelgate/service'
 import type { FastifyRequest } from 'fastify'
 import type { Caller } from './auth.js'
+import type { Entitlement } from './callers.js'
 import type { RelayDeps } from './deps.js'
 import { RelayError, RM } from './errors.js'
 import { countRefusal, reservationsAdmitted } from './metrics.js'
@@ -98,32 +99,78 @@ export interface Reservation {
   limits: AdmissionLimits
   /** The caller's group, named by a refusal for the user's requests in flight. */
   group: string
+  /** The model asked for: an entitlement item for it may pay instead of the wallet. */
+  model: string
+}
+
+/** What admission holds for a request: its lease, and the entitlement item paying (none: the wallet). */
+export interface Admitted {
+  lease?: Lease | undefined
+  paidBy?: Entitlement | undefined
+}
+
+/** The user's active entitlement items for `model`, soonest ending first (the record keeps them in that order). */
+function entitlementsFor (caller: Caller, model: string, nowS: number): Entitlement[] {
+  const all = caller.record.user.entitlements
+  if (all === undefined || all.length === 0) return []
+  return all.filter((e) => e.model === model && e.endsAt > nowS)
 }
 
 /**
- * The atomic reservation of `amount` against the caller's user and token (ARCHITECTURE.md invariant 2)
- * with its admission limits; refuses (429, 403, or 503 when Redis is unreachable: fail closed).
- * Returns the lease to release once the request is over. From here on the caller owes exactly
- * one usage event.
+ * The attempts of a reservation by the user's billing preference: one per entitlement item that
+ * may pay (the wallet in between or after, as preferred), or the wallet alone. With several items,
+ * all but the last are tried alone, so an item that is spent passes the request to the next one.
  */
-export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: Reservation, parent?: Span): Promise<Lease | undefined> {
+function payPlan (caller: Caller, model: string): Array<Entitlement | undefined> | 'none' {
+  const preference = caller.record.user.billingPreference ?? 'subscription_first'
+  if (preference === 'wallet_only') return [undefined]
+  const items = entitlementsFor(caller, model, Math.floor(Date.now() / 1000))
+  if (items.length === 0) return preference === 'subscription_only' ? 'none' : [undefined]
+  return items
+}
+
+function orderOf (preference: string, index: number, count: number): PayOrder {
+  if (preference === 'subscription_only') return 'entitlement_only'
+  if (preference === 'wallet_first') return index === 0 ? 'wallet_first' : 'entitlement_only'
+  return index === count - 1 ? 'entitlement_first' : 'entitlement_only'
+}
+
+/**
+ * The atomic reservation of `amount` against the caller's user (or, by the user's billing
+ * preference, an entitlement item of an active subscription for the model) and token
+ * (ARCHITECTURE.md invariant 2) with its admission limits; refuses (429, 403, or 503 when Redis is
+ * unreachable: fail closed). Returns the lease to release once the request is over and the item
+ * paying. From here on the caller owes exactly one usage event.
+ */
+export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Caller, r: Reservation, parent?: Span): Promise<Admitted> {
+  const plan = payPlan(caller, r.model)
+  if (plan === 'none') {
+    countRefusal('entitlement_quota')
+    throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.noEntitlement, { model: r.model })
+  }
   const { token, user } = caller.record
   const { limits } = r
   // A child span of the relay request's (tracing on only).
   const span = parent === undefined ? undefined : startSpan('quota.reserve', parent)
-  let admitted: ReserveOutcome
+  let admitted: ReserveOutcome | undefined
+  let paying: Entitlement | undefined
   try {
-    admitted = await deps.quota.reserve({
-      requestId: r.requestId,
-      userId: user.id,
-      tokenId: token.id,
-      unlimited: token.unlimited,
-      amount: r.amount,
-      ttlSeconds: RESERVATION_TTL_S,
-      limits,
-      loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
-      loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota
-    })
+    for (let i = 0; i < plan.length; i++) {
+      paying = plan[i]
+      admitted = await deps.quota.reserve({
+        requestId: r.requestId,
+        userId: user.id,
+        tokenId: token.id,
+        unlimited: token.unlimited,
+        amount: r.amount,
+        ttlSeconds: RESERVATION_TTL_S,
+        limits,
+        loadUser: async () => (await deps.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
+        loadToken: async () => (await deps.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota,
+        ...(paying === undefined ? {} : { entitlement: charge(deps, paying, r.amount, orderOf(user.billingPreference ?? 'subscription_first', i, plan.length)) })
+      })
+      if (admitted.ok || (admitted.reason !== 'entitlement_quota' && admitted.reason !== 'user_quota')) break
+    }
   } catch (err) {
     // Fail closed: never admit against per-process counters.
     req.log.error({ err }, 'quota reservation failed')
@@ -132,6 +179,7 @@ export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Calle
     span?.end()
     throw new RelayError(503, 'service_unavailable', 'quota_store_unavailable', RM.redisDown)
   }
+  if (admitted === undefined) throw new Error('no reservation was attempted')
   if (span !== undefined) {
     span.setAttribute('modelgate.admitted', admitted.ok)
     span.end()
@@ -140,10 +188,31 @@ export async function admit (deps: RelayDeps, req: FastifyRequest, caller: Calle
     countRefusal(admitted.reason)
     if ('retryAfterS' in admitted) throw limitRefusal(admitted.reason, admitted.retryAfterS, limits, r.group)
     if (admitted.reason === 'token_quota') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.tokenQuota)
+    // Only a user who pays by subscription alone is refused for the item; otherwise the wallet was short too.
+    if (admitted.reason === 'entitlement_quota' && user.billingPreference === 'subscription_only') throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.noEntitlement, { model: r.model })
     throw new RelayError(403, 'insufficient_quota', 'insufficient_quota', RM.userQuota)
   }
   reservationsAdmitted.inc()
-  return admitted.lease
+  return { lease: admitted.lease, paidBy: admitted.paidBy === undefined ? undefined : paying }
+}
+
+/** What an entitlement item is offered for a reservation: its cost in its unit, and how to load its balance. */
+function charge (deps: RelayDeps, e: Entitlement, amount: number, order: PayOrder): EntitlementCharge {
+  return {
+    itemId: e.itemId,
+    cost: e.quotaType === 1 ? 1 : amount,
+    order,
+    ttlSeconds: e.endsAt - Math.floor(Date.now() / 1000) + 3600,
+    // What is left in Postgres, and nothing once the subscription is no longer active (ended or
+    // cancelled since the caller's record was cached).
+    load: async () => {
+      const row = await deps.db.selectFrom('user_subscription_items as i').innerJoin('user_subscriptions as s', 's.id', 'i.user_subscription_id')
+        .select(['i.amount_total', 'i.amount_used'])
+        .where('i.id', '=', e.itemId).where('s.status', '=', 'active').where('s.end_time', '>', Math.floor(Date.now() / 1000))
+        .executeTakeFirst()
+      return row === undefined ? 0 : Math.max(0, row.amount_total - row.amount_used)
+    }
+  }
 }
 
 /** The answer to a request refused by an admission limit: 429 with Retry-After. */

@@ -216,7 +216,7 @@ export function mappedStatus (channel: RelayChannel, status: number): number {
 }
 
 /**
- * Sets one key of a multi-key channel aside after a failure that condemns the key (status 3,
+ * Sets one key of a multi-key channel aside after a failure that condemns the key (autoDisabled,
  * with the reason), when the channel's auto_ban and the option allow; otherwise only its last
  * error is recorded. The channel is auto-disabled when no enabled key is left.
  */
@@ -225,7 +225,7 @@ async function disableKey (deps: RelayDeps, channel: RelayChannel, key: RelayKey
     await recordChannelKeyError(deps.db, channel.id, key.fingerprint, reason).catch(() => {})
     return
   }
-  if (!await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint: key.fingerprint, from: [1], to: 3, reason, lastError: reason })) return
+  if (!await setChannelKeyStatus(deps.db, { id: channel.id, fingerprint: key.fingerprint, from: [CHANNEL_STATUS.enabled], to: CHANNEL_STATUS.autoDisabled, reason, lastError: reason })) return
   key.enabled = false
   if (!channel.keys.some((k) => k.enabled)) {
     await autoDisable(deps, channel, `all keys disabled; last: ${reason}`)
@@ -235,12 +235,12 @@ async function disableKey (deps: RelayDeps, channel: RelayChannel, key: RelayKey
   await deps.publishChannelChange(channel.id)
 }
 
-/** Marks a channel auto-disabled (status 3) with the reason, when its auto_ban and the option allow. */
+/** Marks a channel auto-disabled (CHANNEL_STATUS.autoDisabled) with the reason, when its auto_ban and the option allow. */
 async function autoDisable (deps: RelayDeps, channel: RelayChannel, reason: string): Promise<void> {
   if (!channel.autoBan || !deps.state.options.bool('AutomaticDisableChannelEnabled')) return
-  if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: 1, to: 3, reason })) return
+  if (!await setChannelStatusAutomatically(deps.db, { id: channel.id, from: CHANNEL_STATUS.enabled, to: CHANNEL_STATUS.autoDisabled, reason })) return
   channelsAutoDisabled.inc({ source: 'relay' })
-  channel.status = 3
+  channel.status = CHANNEL_STATUS.autoDisabled
   await deps.state.loadRouting()
   await deps.publishChannelChange(channel.id)
 }

@@ -1,6 +1,5 @@
-import { TOKEN_STATUS, USER_STATUS } from '@modelgate/contracts'
+import { TOKEN_STATUS, USER_STATUS, ROLES } from '@modelgate/contracts'
 import { BlockList, isIP } from 'node:net'
-import { ROLE } from '@modelgate/db'
 import type { FastifyRequest } from 'fastify'
 import type { CallerCache, CallerRecord } from './callers.js'
 import { RelayError, RM } from './errors.js'
@@ -76,7 +75,7 @@ export async function authenticate (cache: CallerCache, req: FastifyRequest): Pr
   if (token.status === TOKEN_STATUS.exhausted || (!token.unlimited && token.remainQuota <= 0)) throw forbidden(RM.tokenExhausted, {}, 'insufficient_quota')
   if (token.status !== TOKEN_STATUS.enabled) throw unauthorized(RM.tokenDisabled, 'token_disabled')
   if (!ipAllowed(token.allowIps, req.ip)) throw forbidden(RM.ipNotAllowed, {}, 'ip_not_allowed')
-  if (pinnedChannel !== undefined && user.role < ROLE.admin) throw forbidden(RM.pinNotAllowed, {}, 'channel_pin_not_allowed')
+  if (pinnedChannel !== undefined && user.role < ROLES.admin) throw forbidden(RM.pinNotAllowed, {}, 'channel_pin_not_allowed')
   return { record, group: token.group !== '' ? token.group : user.group, pinnedChannel }
 }
 

@@ -1,4 +1,4 @@
-import { tokenCacheKey } from '@modelgate/contracts'
+import { type BillingPreference, type QuotaType, type Role, tokenCacheKey, type TokenStatus, type UserStatus } from '@modelgate/contracts'
 import { type Database, type Kysely, sql } from '@modelgate/db'
 import { tokenKeyHash } from '@modelgate/service'
 import type { Redis } from 'ioredis'
@@ -8,7 +8,7 @@ export interface CallerRecord {
   token: {
     id: number
     name: string
-    status: number
+    status: TokenStatus
     remainQuota: number
     unlimited: boolean
     /** -1 never, else unix seconds. */
@@ -25,13 +25,29 @@ export interface CallerRecord {
   user: {
     id: number
     username: string
-    status: number
-    role: number
+    status: UserStatus
+    role: Role
     group: string
     deleted: boolean
     /** Requests in flight at once across all gateways; 0 means no limit. */
     concurrencyLimit: number
+    /** Which pays first: an entitlement or the wallet (absent on records cached before plans existed: the default). */
+    billingPreference?: BillingPreference
+    /** The entitlement items of the user's active subscriptions, soonest ending first. */
+    entitlements?: Entitlement[]
   }
+}
+
+/** One entitlement item of an active subscription, as the relay needs it. */
+export interface Entitlement {
+  itemId: number
+  subscriptionId: number
+  planTitle: string
+  model: string
+  /** 0: counted in quota units; 1: in requests. */
+  quotaType: QuotaType
+  /** When the subscription ends, unix seconds. */
+  endsAt: number
 }
 
 
@@ -84,11 +100,17 @@ export class CallerCache {
         'tokens.expired_time', 'tokens.model_limits_enabled', 'tokens.model_limits', 'tokens.allow_ips', 'tokens.group as token_group',
         'tokens.rpm_limit', 'tokens.tpm_limit', 'tokens.concurrency_limit as token_concurrency', 'users.concurrency_limit as user_concurrency',
         'users.id as user_id', 'users.username', 'users.status as user_status', 'users.role', 'users.group as user_group',
-        sql<boolean>`users.deleted_at is not null`.as('user_deleted')
+        'users.billing_preference', sql<boolean>`users.deleted_at is not null`.as('user_deleted')
       ])
       .where('tokens.key_hash', '=', hash).where('tokens.deleted_at', 'is', null)
       .executeTakeFirst()
     if (row === undefined) return null
+    const entitlements = await this.#db.selectFrom('user_subscription_items as i')
+      .innerJoin('user_subscriptions as s', 's.id', 'i.user_subscription_id')
+      .select(['i.id', 'i.user_subscription_id', 's.plan_title', 'i.model_name', 'i.quota_type', 's.end_time'])
+      .where('s.user_id', '=', row.user_id).where('s.status', '=', 'active').where('s.end_time', '>', Math.floor(Date.now() / 1000))
+      .orderBy('s.end_time').orderBy('i.id')
+      .execute()
     return {
       token: {
         id: row.token_id,
@@ -111,7 +133,11 @@ export class CallerCache {
         role: row.role,
         group: row.user_group,
         deleted: row.user_deleted,
-        concurrencyLimit: row.user_concurrency
+        concurrencyLimit: row.user_concurrency,
+        billingPreference: row.billing_preference,
+        entitlements: entitlements.map((e) => ({
+          itemId: e.id, subscriptionId: e.user_subscription_id, planTitle: e.plan_title, model: e.model_name, quotaType: e.quota_type, endsAt: e.end_time
+        }))
       }
     }
   }

@@ -23,6 +23,7 @@ export const RM = {
   notPriced: { en: 'Model {model} has no price set; ask the administrator to set its ratio or price', zh: '模型 {model} 未设置倍率或价格，请联系管理员设置' },
   userQuota: { en: 'Insufficient user quota', zh: '用户额度不足' },
   tokenQuota: { en: 'Insufficient API key quota', zh: '令牌额度不足' },
+  noEntitlement: { en: 'No active subscription covers model {model}, or its allowance is used up (your billing preference uses subscriptions only)', zh: '没有可用于模型 {model} 的有效订阅，或其额度已用尽（当前计费偏好为仅使用订阅）' },
   redisDown: { en: 'The gateway cannot reach its quota store; please retry shortly', zh: '网关暂时无法访问额度存储，请稍后重试' },
   // A channel's own failure: the upstream's words are for admins only (the log's admin_info),
   // the request id lets an admin find them; the gateway's own reason (a timeout) may be said.

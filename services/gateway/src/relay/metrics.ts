@@ -53,7 +53,7 @@ export function countUpstreamError (channel: number, kind: UpstreamErrorKind): v
 }
 
 /** Why a reservation was refused: the quota store's reasons, or Redis unreachable (fail closed). */
-export type RefusalReason = 'user_quota' | 'token_quota' | 'user_concurrency' | 'token_concurrency' | 'token_rpm' | 'token_tpm' | 'duplicate' | 'redis_down'
+export type RefusalReason = 'user_quota' | 'token_quota' | 'entitlement_quota' | 'user_concurrency' | 'token_concurrency' | 'token_rpm' | 'token_tpm' | 'duplicate' | 'redis_down'
 
 export const reservationsAdmitted = counter('modelgate_reservations_admitted_total', 'Relay requests admitted: quota reserved in Redis (each owes one usage event)')
 const reservationsRefused = counter('modelgate_reservations_refused_total',

@@ -7,13 +7,13 @@ import { admissionLimits, admit, checkUserRateLimit, countSuccess, modelPrice, p
 import { ChannelAttempts, mappedStatus, TIMED_OUT, upstreamReport } from './attempts.js'
 import { type Caller, checkModel } from './auth.js'
 import type { RelayDeps } from './deps.js'
-import { RelayError, RM } from './errors.js'
+import { englishMessage, RelayError, RM } from './errors.js'
 import { countUpstreamError, failureKind, observeFirstByte, observeRelay, observeUpstream, refusalKind } from './metrics.js'
 import { approxCounter, exactCounter, maxTokensOf, promptText, promptTokensOf } from './estimate.js'
 import { channelCall, convertedBody, type Inbound, interruptionEvent } from './inbound.js'
 import { channelConfig, type RelayChannel } from './state.js'
 import { type CallTimeouts, ClientGone, isTimeout, multipartField, readAll, readText, send, type UpstreamResponse } from './upstream.js'
-import { type UsageRecord, usageEvent } from './usage-event.js'
+import { refusalEvent, type UsageRecord, usageEvent } from './usage-event.js'
 
 /** Streamed bytes held for counting before they are counted (when the upstream may report no usage). */
 const COUNT_SLICE = 64 * 1024
@@ -54,19 +54,24 @@ export interface InboundOptions {
 export async function relay (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions = {}): Promise<void> {
   // Metrics always (a clock read and one histogram observation); a span only with tracing on.
   const began = performance.now()
+  const startedAt = Date.now()
   const span = tracing.enabled ? startSpan('relay', undefined, SpanKind.SERVER) : undefined
   // Refused until admitted; then the usage event's outcome (success, failed, aborted).
   span?.setAttribute('modelgate.outcome', 'refused')
+  const progress: Progress = { admitted: false, model: '' }
   let status = 500
+  let refusal: RelayError | undefined
   try {
-    await relayRequest(deps, req, reply, endpoint, caller, opts, span)
+    await relayRequest(deps, req, reply, endpoint, caller, opts, span, progress)
     status = reply.statusCode
   } catch (err) {
     status = err instanceof RelayError ? err.status : (err as { statusCode?: number }).statusCode ?? 500
+    if (err instanceof RelayError && !progress.admitted) refusal = err
     throw err
   } finally {
     const body = req.body as { stream?: unknown } | null | undefined
     const stream = opts.stream ?? (typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && body.stream === true)
+    if (refusal !== undefined) recordRefusal(deps, req, caller, refusal, { startedAt, model: progress.model, stream, span })
     observeRelay(endpoint, status, stream, (performance.now() - began) / 1000)
     if (span !== undefined) {
       span.setAttribute('modelgate.endpoint', endpoint)
@@ -77,7 +82,33 @@ export async function relay (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   }
 }
 
-async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions, span: Span | undefined): Promise<void> {
+/** How far a request got: the model once known, and whether it was admitted (then its usage event follows). */
+interface Progress { admitted: boolean, model: string }
+
+/**
+ * Refusals not recorded even with ErrorLogEnabled: the quota store unreachable is the gateway's
+ * own outage, not the caller's doing, and its events would queue on the Redis that is down.
+ */
+const UNRECORDED_REFUSALS: ReadonlySet<string | null> = new Set(['quota_store_unavailable'])
+
+/**
+ * With ErrorLogEnabled, a request refused after its caller was known (a model without a price or
+ * not available, the token's limits, the balance, a body without a model, ...) is recorded as
+ * one `refused` usage event: quota 0, nothing reserved; the billing worker writes only its error
+ * log row. The client's answer does not wait for it.
+ */
+function recordRefusal (deps: RelayDeps, req: FastifyRequest, caller: Caller, err: RelayError, r: { startedAt: number, model: string, stream: boolean, span: Span | undefined }): void {
+  if (!deps.state.options.bool('ErrorLogEnabled') || UNRECORDED_REFUSALS.has(err.code)) return
+  const event = refusalEvent({
+    requestId: req.id, startedAt: r.startedAt, caller, model: r.model, ip: req.ip, stream: r.stream, status: err.status, message: englishMessage(err, req.id)
+  })
+  // The worker's settlement span continues this trace.
+  if (r.span !== undefined) event.traceparent = traceparentOf(r.span)
+  // Dropped while the queue does not answer (its outage is reported there) or at shutdown.
+  if (!deps.usage.publishRefusal(event)) req.log.debug({ code: err.code }, 'refusal not recorded: the usage queue is not answering or the gateway is closing')
+}
+
+async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, caller: Caller, opts: InboundOptions, span: Span | undefined, progress: Progress): Promise<void> {
   const format = opts.format ?? 'openai'
   const startedAt = Date.now()
   const { state } = deps
@@ -98,6 +129,7 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
     model = opts.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined)
   }
   if (model === undefined || model === '') throw new RelayError(400, 'invalid_request_error', 'missing_model', RM.modelRequired)
+  progress.model = model
   span?.setAttribute('modelgate.model', model)
   checkModel(caller, model, state.usableGroups)
   const stream = opts.stream ?? body?.['stream'] === true
@@ -125,13 +157,14 @@ async function relayRequest (deps: RelayDeps, req: FastifyRequest, reply: Fastif
   // new-api): a balance that covers the request with a margin admits it.
   const preConsumed = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const reserved = Math.max(costOf(price, { promptTokens: estimatedPrompt, completionTokens: chatLike === undefined ? 0 : maxTokensOf(chatLike) }), preConsumed)
-  const lease = await admit(deps, req, caller, { requestId: req.id, amount: reserved, limits: admissionLimits(caller, estimatedPrompt), group }, span)
+  const { lease, paidBy } = await admit(deps, req, caller, { requestId: req.id, amount: reserved, limits: admissionLimits(caller, estimatedPrompt), group, model }, span)
 
   // Admitted: from here on exactly one usage event, whatever happens.
+  progress.admitted = true
   deps.usage.expect()
   const outcome: Outcome = {
     requestId: req.id, startedAt, caller, model, group, ip: req.ip, stream, price, reserved,
-    upstreamModel: model, tried: [], firstByteAt: 0, answered: false, aborted: false, clientLeft: false, countedCompletion: 0
+    upstreamModel: model, tried: [], firstByteAt: 0, answered: false, aborted: false, clientLeft: false, countedCompletion: 0, paidBy
   }
   try {
     await callUpstreams(deps, req, reply, { inbound, model, pinned, group, outcome, promptTokens: estimatedPrompt, span })

@@ -11,6 +11,7 @@ import WebSocket from 'ws'
 import { admissionLimits, admit, checkUserRateLimit, countSuccess, modelPrice, NO_LIMITS, pinnedChannel, type UserRateLimit } from './admission.js'
 import { ChannelAttempts, mappedStatus, type UsageError } from './attempts.js'
 import { authenticate, type Caller, checkModel, extractKey } from './auth.js'
+import type { Entitlement } from './callers.js'
 import type { RouteDeps } from './deps.js'
 import { englishMessage, RelayError, relayMessage, RM } from './errors.js'
 import { channelConfig, type RelayChannel } from './state.js'
@@ -167,8 +168,8 @@ async function openUpstream (up: UpstreamRequest, timeoutMs: number, gone: Abort
   })
 }
 
-/** A reservation a session holds for its next response. */
-interface Hold { id: string, amount: number }
+/** A reservation a session holds for its next response, and the entitlement item paying it (none: the wallet). */
+interface Hold { id: string, amount: number, paidBy?: Entitlement | undefined }
 
 /** A response of the session being billed: its request id, and what was reserved for it. */
 interface Claim {
@@ -177,6 +178,7 @@ interface Claim {
   held: boolean
   reserved: number
   createdAt: number
+  paidBy?: Entitlement | undefined
 }
 
 /** A refused reservation, as the client is told. */
@@ -215,10 +217,10 @@ const holdId = (sessionId: string, n: number): string => `${sessionId}.${n}`
  * The usage record of one of the session's reservations: a response's on the connected channel,
  * or the admission's when no channel opened (`c` undefined).
  */
-function usageRecord (a: Admission, requestId: string, startedAt: number, reserved: number, c: Connected | undefined, error: UsageError | undefined): UsageRecord {
+function usageRecord (a: Admission, requestId: string, startedAt: number, reserved: number, c: Connected | undefined, error: UsageError | undefined, paidBy: Entitlement | undefined): UsageRecord {
   return {
     requestId, startedAt, caller: a.caller, model: a.model, group: a.group, ip: a.ip, stream: true, price: a.price, reserved,
-    channel: c?.channel, upstreamModel: c?.upstreamModel ?? a.model, tried: c?.tried ?? [], firstByteAt: 0, error
+    channel: c?.channel, upstreamModel: c?.upstreamModel ?? a.model, tried: c?.tried ?? [], firstByteAt: 0, error, paidBy
   }
 }
 
@@ -378,12 +380,12 @@ export class RealtimeSession {
   }
 
   async #takeHold (): Promise<Hold | Refusal> {
-    const { caller, group, holdAmount: amount } = this.#a
+    const { caller, group, model, holdAmount: amount } = this.#a
     const id = holdId(this.#a.sessionId, ++this.#seq)
     try {
       // The session's lease covers its admission limits: a response's reservation holds quota only.
-      await admit(this.#deps, this.#req, caller, { requestId: id, amount, limits: NO_LIMITS, group })
-      return { id, amount }
+      const { paidBy } = await admit(this.#deps, this.#req, caller, { requestId: id, amount, limits: NO_LIMITS, group, model })
+      return { id, amount, paidBy }
     } catch (err) {
       if (err instanceof RelayError) return err
       throw err
@@ -404,7 +406,7 @@ export class RealtimeSession {
       if (got instanceof RelayError) refusal = got
       else hold = got
     }
-    const claim: Claim = { id: hold?.id ?? holdId(this.#a.sessionId, ++this.#seq), held: hold !== undefined, reserved: hold?.amount ?? 0, createdAt }
+    const claim: Claim = { id: hold?.id ?? holdId(this.#a.sessionId, ++this.#seq), held: hold !== undefined, reserved: hold?.amount ?? 0, createdAt, paidBy: hold?.paidBy }
     this.#deps.usage.expect()
     if (refusal !== undefined && responseId !== undefined) {
       this.#toUpstream(JSON.stringify({ type: 'response.cancel', event_id: `event_${randomBytes(12).toString('hex')}`, response_id: responseId }), false)
@@ -453,7 +455,7 @@ export class RealtimeSession {
     const quota = billable ? costOf(price, usage) : 0
     this.#tokens += billable ? usage.promptTokens + usage.completionTokens : 0
     const failure = error === undefined ? undefined : { status: outcome === 'failed' ? 502 : 499, message: error }
-    const record = usageRecord(this.#a, claim.id, claim.createdAt, claim.reserved, this.#c, failure)
+    const record = usageRecord(this.#a, claim.id, claim.createdAt, claim.reserved, this.#c, failure, claim.paidBy)
     void this.#deps.usage.publish(usageEvent(record, outcome, quota, billable ? usage : undefined, billable ? 'upstream' : 'none', endedAt))
     const { quota: store } = this.#deps
     // No reservation under this id for the worker to correct: the cached balances take the cost here.
@@ -519,7 +521,7 @@ export class RealtimeSession {
       this.#spare = undefined
       const { token, user } = this.#a.caller.record
       // Nothing was billed against it, so only Redis holds it: given back without a usage event.
-      if (spare !== undefined) await this.#deps.quota.settle(spare.id, user.id, token.id, 0).catch((err: unknown) => { this.#req.log.warn({ err }, 'realtime reservation not given back; it lapses') })
+      if (spare !== undefined) await this.#deps.quota.settleMany([{ requestId: spare.id, userId: user.id, tokenId: token.id, actual: 0, ...(spare.paidBy === undefined ? {} : { itemId: spare.paidBy.itemId }) }]).catch((err: unknown) => { this.#req.log.warn({ err }, 'realtime reservation not given back; it lapses') })
       if (this.#a.lease !== undefined) this.#deps.quota.release(this.#a.lease, this.#tokens)
     })
   }
@@ -550,8 +552,9 @@ export async function admitSession (deps: RouteDeps, req: FastifyRequest<{ Query
 
   const holdAmount = Math.max(0, Math.trunc(state.options.num('PreConsumedQuota')))
   const a: Admission = { sessionId: req.id, caller, model, group, price, holdAmount, ip: req.ip, startedAt: Date.now(), ...(rateLimit === undefined ? {} : { rateLimit }) }
-  const first: Hold = { id: holdId(a.sessionId, 1), amount: holdAmount }
-  const lease = await admit(deps, req, caller, { requestId: first.id, amount: holdAmount, limits: admissionLimits(caller, 0), group })
+  const firstId = holdId(a.sessionId, 1)
+  const { lease, paidBy } = await admit(deps, req, caller, { requestId: firstId, amount: holdAmount, limits: admissionLimits(caller, 0), group, model })
+  const first: Hold = { id: firstId, amount: holdAmount, paidBy }
   if (lease !== undefined) a.lease = lease
 
   const gone = new AbortController()
@@ -569,7 +572,7 @@ export async function admitSession (deps: RouteDeps, req: FastifyRequest<{ Query
     const status = err instanceof RelayError ? err.status : 499
     const message = err instanceof RelayError ? englishMessage(err, req.id) : 'the client left while the upstream connected'
     deps.usage.expect()
-    void deps.usage.publish(usageEvent(usageRecord(a, first.id, a.startedAt, first.amount, undefined, { status, message }), 'failed', 0, undefined, 'none'))
+    void deps.usage.publish(usageEvent(usageRecord(a, first.id, a.startedAt, first.amount, undefined, { status, message }, first.paidBy), 'failed', 0, undefined, 'none'))
     if (a.lease !== undefined) deps.quota.release(a.lease, 0)
     throw err instanceof RelayError ? err : new RelayError(499, 'invalid_request_error', 'client_closed', 'client closed the connection')
   }

@@ -1,4 +1,4 @@
-import { CHANNEL_STATUS, type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
+import { CHANNEL_STATUS, type ChannelStatus, type ConfigChange, configChannel, OptionValues } from '@modelgate/contracts'
 import { type Database, findAllOptions, type Kysely } from '@modelgate/db'
 import { pricingTables, type PricingTables } from '@modelgate/pricing'
 import type { ChannelConfig, CredentialStore, Outbound } from '@modelgate/providers'
@@ -36,7 +36,7 @@ export interface RelayChannel {
   modelMapping: Record<string, string>
   statusCodeMapping: Record<string, string>
   autoBan: boolean
-  status: number
+  status: ChannelStatus
   /** The channel's proxy for upstream calls; '' when it calls directly. */
   proxyUrl: string
   /** Where OAuth renewals are shared with the other replicas (Redis); absent in this process alone. */

@@ -3,6 +3,7 @@ import { type Price, priceDetails } from '@modelgate/pricing'
 import type { Usage } from '@modelgate/providers'
 import type { UsageError } from './attempts.js'
 import { type Caller, payer } from './auth.js'
+import type { Entitlement } from './callers.js'
 
 /**
  * What the usage event of an admitted request reports about it: who asked for what, set at
@@ -33,6 +34,8 @@ export interface UsageRecord {
   /** When the answer's first byte went to the client, unix ms; 0 when none did. */
   firstByteAt: number
   error?: UsageError | undefined
+  /** The entitlement item paying (admission's choice); the wallet when absent. */
+  paidBy?: Entitlement | undefined
 }
 
 /**
@@ -74,5 +77,53 @@ export function usageEvent (r: UsageRecord, outcome: UsageEvent['outcome'], quot
     }
   }
   if (r.error !== undefined) event.error = r.error
+  if (r.paidBy !== undefined) {
+    event.paid_by = { item_id: r.paidBy.itemId, subscription_id: r.paidBy.subscriptionId, plan_title: r.paidBy.planTitle, quota_type: r.paidBy.quotaType }
+  }
   return event
+}
+
+/** What the event of a refused request reports: who asked for what, and what they were told. */
+export interface RefusalRecord {
+  requestId: string
+  /** When the request arrived, unix ms. */
+  startedAt: number
+  caller: Caller
+  /** The model asked for; '' when the request named none. */
+  model: string
+  ip: string
+  stream: boolean
+  /** The refusal's status and its message in English (englishMessage of relay/errors.ts). */
+  status: number
+  message: string
+}
+
+/**
+ * The event of a relay request refused after its caller was known (ErrorLogEnabled): outcome
+ * `refused`, nothing reserved, nothing owed; settlement writes its error log row only.
+ */
+export function refusalEvent (r: RefusalRecord, endedAt = Date.now()): UsageEvent {
+  return {
+    request_id: r.requestId,
+    created_at: Math.floor(r.startedAt / 1000),
+    ...payer(r.caller),
+    channel_id: 0,
+    model_name: r.model,
+    upstream_model: r.model,
+    group: r.caller.group,
+    is_stream: r.stream,
+    ip: r.ip,
+    use_time_ms: Math.max(0, endedAt - r.startedAt),
+    first_response_ms: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    reserved: 0,
+    quota: 0,
+    outcome: 'refused',
+    usage_source: 'none',
+    price: {},
+    retried_channels: [],
+    error: { status: r.status, message: r.message }
+  }
 }

@@ -66,6 +66,22 @@ export class UsagePublisher {
   /** Resolves once the event is on the queue (or, after retries, in the error log). */
   async publish (event: UsageEvent): Promise<void> {
     if (this.#pending > 0 && --this.#pending === 0) for (const wake of this.#idle.splice(0)) wake()
+    await this.#enqueue(event)
+  }
+
+  /**
+   * Queues the event of a refused request (outcome `refused`, ErrorLogEnabled): no admitted
+   * request waits for it, so it is not counted by expect()/drain(), and it is dropped while the
+   * queue is not answering (the memory held for billable events is never spent on refusals) and
+   * once the publisher is closing. Returns false when dropped.
+   */
+  publishRefusal (event: UsageEvent): boolean {
+    if (this.#held > 0 || this.#closing) return false
+    void this.#enqueue(event)
+    return true
+  }
+
+  async #enqueue (event: UsageEvent): Promise<void> {
     await new Promise<void>((resolve) => {
       this.#buffer.push({ event, done: resolve })
       if (this.#buffer.length >= this.#batching.max) this.#flush()

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { admissionLimits, admit, modelPrice } from '../relay/admission.js'
 import { ChannelAttempts, TIMED_OUT, upstreamReport } from '../relay/attempts.js'
 import { type Caller, checkModel, payer } from '../relay/auth.js'
+import type { Entitlement } from '../relay/callers.js'
 import type { RelayDeps } from '../relay/deps.js'
 import { channelConfig, type RelayChannel } from '../relay/state.js'
 import { ClientGone, isTimeout, readAll, send } from '../relay/upstream.js'
@@ -67,12 +68,12 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
   if (t.channel === undefined) state.checkServes(group, t.model)
   const price = modelPrice(state, t.model, group, 'per_call')
   const quota = costOf(price, { promptTokens: 0, completionTokens: 0 }) * (t.units ?? 1)
-  const lease = await admit(deps, req, caller, { requestId: req.id, amount: quota, limits: admissionLimits(caller, 0), group })
+  const { lease, paidBy } = await admit(deps, req, caller, { requestId: req.id, amount: quota, limits: admissionLimits(caller, 0), group, model: t.model })
 
   // Admitted: exactly one usage event from here on.
   deps.usage.expect()
   // Names the accepting channel, else the last one tried; the model sent upstream once one accepted.
-  const record: UsageRecord = { requestId: req.id, startedAt, caller, model: t.model, group, ip: req.ip, stream: false, price, reserved: quota, upstreamModel: t.model, tried: [], firstByteAt: 0 }
+  const record: UsageRecord = { requestId: req.id, startedAt, caller, model: t.model, group, ip: req.ip, stream: false, price, reserved: quota, upstreamModel: t.model, tried: [], firstByteAt: 0, paidBy }
   let accepted = false
   try {
     const attempts = new ChannelAttempts(deps, { group, model: t.model, pinned: t.channel, promptTokens: 0, accepts: t.accepts }, record.tried)
@@ -99,7 +100,7 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
       if (result.accepted) {
         accepted = true
         record.upstreamModel = upstreamModel
-        await recordTask(deps, req, caller, t, { channel, upstreamId: result.upstreamId, quota, row: result.row, submitTime: Math.floor(startedAt / 1000) })
+        await recordTask(deps, req, caller, t, { channel, upstreamId: result.upstreamId, quota, row: result.row, submitTime: Math.floor(startedAt / 1000), paidBy })
         return { accepted: true, answer: result.answer, upstreamId: result.upstreamId, channelId: channel.id, quota }
       }
       req.log.warn({ channel: channel.id, status, action: result.failure.action }, 'task upstream refused')
@@ -117,12 +118,13 @@ export async function submitTask (deps: RelayDeps, req: FastifyRequest, caller: 
 }
 
 /**
- * Writes the accepted task's row: who pays, what was charged and the charge's request id (for
- * the refund), the channel that holds it upstream, and the protocol's own columns. A row that
+ * Writes the accepted task's row: who pays (and the entitlement item, when one did), what was
+ * charged and the charge's request id (for the refund), the channel that holds it upstream, and the protocol's own columns. A row that
  * cannot be written is logged: the upstream runs the task and the charge stands either way.
  */
-async function recordTask (deps: RelayDeps, req: FastifyRequest, caller: Caller, t: TaskSubmission, r: { channel: RelayChannel, upstreamId: string, quota: number, row: Record<string, unknown>, submitTime: number }): Promise<void> {
+async function recordTask (deps: RelayDeps, req: FastifyRequest, caller: Caller, t: TaskSubmission, r: { channel: RelayChannel, upstreamId: string, quota: number, row: Record<string, unknown>, submitTime: number, paidBy: Entitlement | undefined }): Promise<void> {
   const billing = {
+    subscription_item_id: r.paidBy?.itemId ?? null,
     ...payer(caller),
     channel_id: r.channel.id,
     model_name: t.model,

@@ -25,16 +25,17 @@ import VisibilityIcon from '@mui/icons-material/Visibility'
 import { type FormEvent, useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNotify } from '../../components/Notify'
+import { TimeCell } from '../../components/columns'
 import { PagedTable } from '../../components/PagedTable'
 import { PageTitle } from '../../components/PageTitle'
 import { saveBlob } from '../../lib/download'
 import { formatTime, parseTime } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
 import { usePagedList } from '../../lib/usePagedList'
 import { type AuditQuery, exportAudit, fetchAudit } from './api'
 import { changeLines } from './changes'
 
-const TARGET_TYPES = ['channel', 'user', 'redemption', 'option', 'log', 'oauth_provider'] as const
-const COLUMNS = 8
+const TARGET_TYPES = ['channel', 'user', 'redemption', 'topup', 'option', 'log', 'oauth_provider'] as const
 
 interface Form {
   actor: string
@@ -70,9 +71,9 @@ export default function AuditPage () {
   const [form, setForm] = useState<Form>(EMPTY)
   const [applied, setApplied] = useState<AuditQuery>(() => queryOf(EMPTY)!)
   const [open, setOpen] = useState<AuditLogView | undefined>()
-  const [exporting, setExporting] = useState(false)
   const load = useCallback(async (page: number, size: number) => await fetchAudit(applied, page, size), [applied])
   const { items, loading, setPage, paging } = usePagedList(load, { sizeKey: 'audit' })
+  const { act, busy: exporting } = useAction()
 
   const apply = (next: Form) => {
     const q = queryOf(next)
@@ -90,17 +91,12 @@ export default function AuditPage () {
   }
   const set = (key: keyof Form) => (e: { target: { value: string } }) => { setForm((f) => ({ ...f, [key]: e.target.value })) }
   const download = async () => {
-    setExporting(true)
-    try {
-      // What is exported is what the list shows: the filters last applied.
+    // What is exported is what the list shows: the filters last applied.
+    await act(async () => {
       const { blob, fileName } = await exportAudit(applied)
       saveBlob(blob, fileName)
-      notify.success(t('audit.exported', { file: fileName }))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setExporting(false)
-    }
+      return fileName
+    }, { done: (file) => t('audit.exported', { file }) })
   }
 
   return (
@@ -139,21 +135,12 @@ export default function AuditPage () {
         testId='audit-table'
         ariaLabel={t('audit.title')}
         loading={loading}
-        head={(
-          <>
-            <TableCell padding='checkbox' aria-label={t('audit.col.details')} />
-            <TableCell>{t('audit.col.time')}</TableCell>
-            <TableCell>{t('audit.col.actor')}</TableCell>
-            <TableCell>{t('audit.col.ip')}</TableCell>
-            <TableCell>{t('audit.col.action')}</TableCell>
-            <TableCell>{t('audit.col.target')}</TableCell>
-            <TableCell>{t('audit.col.changes')}</TableCell>
-            <TableCell>{t('audit.col.note')}</TableCell>
-          </>
-        )}
+        columns={[
+          { cell: <TableCell padding='checkbox' aria-label={t('audit.col.details')} /> },
+          ...['time', 'actor', 'ip', 'action', 'target', 'changes', 'note'].map((c) => ({ label: `audit.col.${c}` }))
+        ]}
         empty={items.length === 0 && !loading}
         emptyText={t('audit.empty')}
-        columns={COLUMNS}
         paging={paging}
       >
         {items.map((row) => <AuditRow key={row.id} row={row} onOpen={() => { setOpen(row) }} />)}
@@ -184,7 +171,7 @@ function AuditRow ({ row, onOpen }: { row: AuditLogView, onOpen: () => void }) {
       <TableCell padding='checkbox'>
         <IconButton size='small' aria-label={t('audit.open', { id: row.id })} onClick={onOpen}><VisibilityIcon fontSize='small' /></IconButton>
       </TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_at)}</TableCell>
+      <TimeCell seconds={row.created_at} />
       <TableCell sx={{ whiteSpace: 'nowrap' }}>
         {row.actor_name}
         <Chip size='small' variant='outlined' sx={{ ml: 1 }} label={roleLabel(row.actor_role)} />

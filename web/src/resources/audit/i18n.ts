@@ -27,7 +27,7 @@ export default defineCatalogue('audit', {
     details: 'Details'
   },
   role: { admin: 'Admin', root: 'Super admin', other: 'Role {{role}}' },
-  target: { channel: 'Channel', user: 'User', redemption: 'Redemption code', option: 'Setting', log: 'Logs', oauth_provider: 'Sign-in provider' },
+  target: { channel: 'Channel', user: 'User', redemption: 'Redemption code', topup: 'Top-up order', option: 'Setting', log: 'Logs', oauth_provider: 'Sign-in provider' },
   actions: {
     channel: {
       create: 'Channel created',
@@ -47,6 +47,7 @@ export default defineCatalogue('audit', {
     },
     '2fa': { reset: 'Two-factor login reset' },
     redemption: { create: 'Code created', update: 'Code changed', delete: 'Code deleted' },
+    topup: { complete: 'Top-up order completed by hand' },
     option: { update: 'Setting changed' },
     log: { delete: 'Logs cleared' },
     oauth_provider: { create: 'Sign-in provider added', update: 'Sign-in provider changed', delete: 'Sign-in provider deleted' }
@@ -89,7 +90,7 @@ export default defineCatalogue('audit', {
     details: '详情'
   },
   role: { admin: '管理员', root: '超级管理员', other: '角色 {{role}}' },
-  target: { channel: '渠道', user: '用户', redemption: '兑换码', option: '设置', log: '日志', oauth_provider: '登录方式' },
+  target: { channel: '渠道', user: '用户', redemption: '兑换码', topup: '充值订单', option: '设置', log: '日志', oauth_provider: '登录方式' },
   actions: {
     channel: {
       create: '创建渠道',
@@ -109,6 +110,7 @@ export default defineCatalogue('audit', {
     },
     '2fa': { reset: '重置两步验证' },
     redemption: { create: '创建兑换码', update: '修改兑换码', delete: '删除兑换码' },
+    topup: { complete: '手动补单' },
     option: { update: '修改设置' },
     log: { delete: '清理日志' },
     oauth_provider: { create: '添加登录方式', update: '修改登录方式', delete: '删除登录方式' }

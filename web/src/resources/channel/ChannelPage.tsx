@@ -5,7 +5,6 @@ import FormControlLabel from '@mui/material/FormControlLabel'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import Switch from '@mui/material/Switch'
-import TableCell from '@mui/material/TableCell'
 import TextField from '@mui/material/TextField'
 import AddIcon from '@mui/icons-material/Add'
 import AttachMoneyIcon from '@mui/icons-material/AttachMoney'
@@ -14,13 +13,19 @@ import DeleteSweepIcon from '@mui/icons-material/DeleteSweepOutlined'
 import NetworkCheckIcon from '@mui/icons-material/NetworkCheck'
 import RefreshIcon from '@mui/icons-material/Refresh'
 import SearchIcon from '@mui/icons-material/Search'
-import { type Dispatch, type FormEvent, Fragment, type SetStateAction, useCallback, useEffect, useState } from 'react'
+import { type Dispatch, type FormEvent, Fragment, type SetStateAction, useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useLocation, useNavigate, useParams } from 'react-router-dom'
+import { useNavigate } from 'react-router-dom'
+import { isRoot, useAuth } from '../../auth/AuthContext'
 import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
+import type { Column } from '../../lib/columns'
+import { useAction } from '../../lib/useAction'
+import { useRouteDrawer } from '../../lib/useDrawer'
+import { priceEditorPath } from '../settings-admin/priceLink'
+import { useLoad } from '../../lib/useLoad'
 import { usePagedList } from '../../lib/usePagedList'
 import { usePersistentState } from '../../lib/usePersistentState'
 import { useSelection } from '../../lib/useSelection'
@@ -50,21 +55,20 @@ import { TagDialog } from './TagDialog'
 
 interface Filter { keyword: string, model: string, group: string }
 
-const COLUMNS = 10
+// The actions stay in view at the right edge however long the names and tags are.
+const COLUMNS: Column[] = ['id', 'name', 'type', 'status', 'group', 'responseTime', 'balance', 'priority', 'weight', 'actions'].map((c) => ({ label: `channel.col.${c}`, sticky: c === 'actions' }))
+const NO_TYPES: Record<string, string> = {}
 
 /** Admins: the upstream channels; /channel/add and /channel/edit/{id} open the drawer. */
 export default function ChannelPage () {
   const { t } = useTranslation()
   const notify = useNotify()
-  const navigate = useNavigate()
-  const location = useLocation()
-  const params = useParams<{ id?: string }>()
   const [idSort, setIdSort] = usePersistentState<boolean>('id-sort', false)
   const [tagMode, setTagMode] = usePersistentState<boolean>('channel-tag-mode', false)
   const [inputs, setInputs] = useState<Filter>({ keyword: '', model: '', group: '' })
   const [filter, setFilter] = useState<Filter>({ keyword: '', model: '', group: '' })
-  const [types, setTypes] = useState<Record<string, string>>({})
-  const [groups, setGroups] = useState<string[]>([])
+  const types = useLoad(channelTypes, { initial: NO_TYPES }).data
+  const groups = useLoad(groupNames, { initial: [] }).data
   const expanded = useSelection<string>()
   const [testing, setTesting] = useState<Set<number>>(new Set())
   const [balancing, setBalancing] = useState<Set<number>>(new Set())
@@ -74,21 +78,23 @@ export default function ChannelPage () {
   const [keysOf, setKeysOf] = useState<ChannelView | undefined>()
   const load = useCallback(async (page: number, size: number) => await listChannels({ page, size, idSort, tagMode, ...filter }), [idSort, tagMode, filter])
   const { items, loading, setPage, reload, paging } = usePagedList(load)
-
+  const { act } = useAction(reload)
   // The drawer follows the address, so /channel/add and /channel/edit/{id} can be opened directly.
-  const adding = location.pathname.replace(/\/+$/, '').endsWith('/channel/add')
-  const editId = params.id === undefined ? undefined : Number(params.id)
-  const drawerOpen = adding || (editId !== undefined && Number.isSafeInteger(editId) && editId > 0)
-  // Kept while the drawer slides out, so its content does not switch to an empty form meanwhile.
-  const [drawerId, setDrawerId] = useState<number | undefined>(editId)
-  if (drawerOpen && drawerId !== editId) setDrawerId(editId)
-
-  useEffect(() => {
-    let live = true
-    channelTypes().then((m) => { if (live) setTypes(m) }, (err: unknown) => { if (live) notify.error(err) })
-    groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
-    return () => { live = false }
-  }, [notify])
+  const drawer = useRouteDrawer('/channel', reload)
+  const { user } = useAuth()
+  const navigate = useNavigate()
+  // A saved channel whose models have no price serves none of them: the super admin, who sets
+  // prices, is offered the price editor at once, opened on the first of them.
+  const saved = async (unpriced: string[]) => {
+    drawer.saved()
+    if (unpriced.length === 0 || !isRoot(user)) return
+    const price = await confirm({
+      title: t('channel.priceOffer.title', { count: unpriced.length }),
+      body: t('channel.priceOffer.body', { count: unpriced.length, models: unpriced.join(', ') }),
+      action: t('channel.priceOffer.action')
+    })
+    if (price) void navigate(priceEditorPath(unpriced[0]!))
+  }
 
   const typeName = (type: number | null) => type === null ? t('channel.mixed') : types[String(type)] ?? t('channel.unknownType', { type })
 
@@ -99,34 +105,16 @@ export default function ChannelPage () {
     setFilter({ ...inputs })
   }
 
-  /** Runs an action and reloads; errors (the server's message) become toasts. */
-  const act = async (action: () => Promise<string | undefined>) => {
-    try {
-      const done = await action()
-      if (done !== undefined) notify.success(done)
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      reload()
-    }
-  }
-
   /** Runs `work` with the row marked busy in one of the busy sets, then reloads the list. */
   const whileBusy = async (mark: Dispatch<SetStateAction<Set<number>>>, id: number, work: () => Promise<void>) => {
     mark((s) => new Set(s).add(id))
-    try {
-      await work()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      mark((s) => {
-        const next = new Set(s)
-        next.delete(id)
-        return next
-      })
-      // A test stores the response time and may change the status; a balance update stores the balance.
-      reload()
-    }
+    // A test stores the response time and may change the status; a balance update stores the balance.
+    await act(work, { reload: 'always' })
+    mark((s) => {
+      const next = new Set(s)
+      next.delete(id)
+      return next
+    })
   }
 
   const test = async (row: ChannelView, model?: string) => {
@@ -141,35 +129,24 @@ export default function ChannelPage () {
 
   const updateAllBalances = async () => {
     setBalancingAll(true)
-    try {
+    await act(async () => {
       const { updated, failed } = await updateAllChannelBalances()
       if (failed === 0) notify.success(t('channel.balance.allUpdated', { updated }))
       else notify.warning(t('channel.balance.allUpdatedFailed', { updated, failed }))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBalancingAll(false)
-      reload()
-    }
+    }, { reload: 'always' })
+    setBalancingAll(false)
   }
 
   const testAll = async () => {
-    try {
-      notify.info(await testAllChannels())
-    } catch (err) {
-      notify.error(err)
-    }
+    await act(async () => { notify.info(await testAllChannels()) }, { reload: 'never' })
   }
 
   const copy = async (row: ChannelView) => {
-    try {
-      // Copied on the server: the console never holds the key (keys are write-only).
-      await copyChannel(row.id, t('channel.copySuffix'))
-      notify.success(t('channel.copied'))
-      reload()
-    } catch (err) {
-      notify.error(t('channel.copyFailed', { reason: err instanceof Error ? err.message : String(err) }))
-    }
+    // Copied on the server: the console never holds the key (keys are write-only).
+    await act(async () => { await copyChannel(row.id, t('channel.copySuffix')) }, {
+      done: t('channel.copied'),
+      failed: (err) => t('channel.copyFailed', { reason: err instanceof Error ? err.message : String(err) })
+    })
   }
 
   const priorityOf = (text: string): number | undefined => {
@@ -184,15 +161,8 @@ export default function ChannelPage () {
   const setPriority = async (row: ChannelView, text: string): Promise<number | null> => {
     const priority = priorityOf(text)
     if (priority === undefined) return null
-    try {
-      const saved = await patchChannel(row.id, { priority })
-      notify.success(t('channel.priorityUpdated'))
-      reload()
-      return saved.priority
-    } catch (err) {
-      notify.error(err)
-      return null
-    }
+    const saved = await act(async () => await patchChannel(row.id, { priority }), { done: t('channel.priorityUpdated') })
+    return saved === undefined ? null : saved.priority
   }
 
   const setWeight = async (row: ChannelView, text: string): Promise<number | null> => {
@@ -201,30 +171,16 @@ export default function ChannelPage () {
       notify.error(t('channel.form.error.weight'))
       return null
     }
-    try {
-      // docs/domain.md: a negative weight becomes 0.
-      const saved = await patchChannel(row.id, { weight: Math.max(0, n) })
-      notify.success(t('channel.weightUpdated'))
-      reload()
-      return saved.weight
-    } catch (err) {
-      notify.error(err)
-      return null
-    }
+    // docs/domain.md: a negative weight becomes 0.
+    const saved = await act(async () => await patchChannel(row.id, { weight: Math.max(0, n) }), { done: t('channel.weightUpdated') })
+    return saved === undefined ? null : saved.weight
   }
 
   const setTagPriority = async (row: ChannelTagRow, text: string): Promise<number | null> => {
     const priority = priorityOf(text)
     if (priority === undefined) return null
-    try {
-      await editTag({ tag: row.tag, priority })
-      notify.success(t('channel.priorityUpdated'))
-      reload()
-      return priority
-    } catch (err) {
-      notify.error(err)
-      return null
-    }
+    const done = await act(async () => await editTag({ tag: row.tag, priority }), { done: t('channel.priorityUpdated') })
+    return done === undefined ? null : priority
   }
 
   const setTagWeight = async (row: ChannelTagRow, text: string): Promise<number | null> => {
@@ -234,32 +190,19 @@ export default function ChannelPage () {
       notify.error(t('channel.tag.weightInvalid'))
       return null
     }
-    try {
-      await editTag({ tag: row.tag, weight })
-      notify.success(t('channel.weightUpdated'))
-      reload()
-      return weight
-    } catch (err) {
-      notify.error(err)
-      return null
-    }
+    const done = await act(async () => await editTag({ tag: row.tag, weight }), { done: t('channel.weightUpdated') })
+    return done === undefined ? null : weight
   }
 
   const remove = async (row: ChannelView) => {
     const ok = await confirm({ title: t('channel.deleteTitle'), body: t('channel.deleteBody', { name: row.name }), action: t('common.delete'), danger: true })
-    if (ok) await act(async () => { await deleteChannel(row.id); return t('channel.deleted') })
+    if (ok) await act(async () => { await deleteChannel(row.id) }, { done: t('channel.deleted'), reload: 'always' })
   }
 
   const deleteDisabled = async () => {
     const ok = await confirm({ title: t('channel.deleteDisabledTitle'), body: t('channel.deleteDisabledBody'), action: t('common.delete'), danger: true })
-    if (ok) await act(async () => t('channel.disabledDeleted', { count: await deleteDisabledChannels() }))
+    if (ok) await act(deleteDisabledChannels, { done: (count) => t('channel.disabledDeleted', { count }), reload: 'always' })
   }
-
-  const closeDrawer = useCallback(() => { void navigate('/channel') }, [navigate])
-  const saved = useCallback(() => {
-    void navigate('/channel')
-    reload()
-  }, [navigate, reload])
 
   const channelRow = (row: ChannelView, nested = false) => (
     <ChannelRow
@@ -271,12 +214,12 @@ export default function ChannelPage () {
       onTest={(model) => { void test(row, model) }}
       onToggle={() => {
         const enabling = row.status !== CHANNEL_STATUS.enabled
-        void act(async () => {
-          await patchChannel(row.id, { status: enabling ? 1 : 2 })
-          return enabling ? t('channel.enabled') : t('channel.disabled')
+        void act(async () => await patchChannel(row.id, { status: enabling ? CHANNEL_STATUS.enabled : CHANNEL_STATUS.disabled }), {
+          done: enabling ? t('channel.enabled') : t('channel.disabled'),
+          reload: 'always'
         })
       }}
-      onEdit={() => { void navigate(`/channel/edit/${row.id}`) }}
+      onEdit={() => { drawer.openFor(row.id) }}
       onCopy={() => { void copy(row) }}
       onDelete={() => { void remove(row) }}
       onPriority={async (text) => await setPriority(row, text)}
@@ -308,11 +251,11 @@ export default function ChannelPage () {
         <Button type='submit' variant='outlined' startIcon={<SearchIcon />}>{t('common.search')}</Button>
       </Stack>
       <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'center' }}>
-        <Button variant='contained' startIcon={<AddIcon />} onClick={() => { void navigate('/channel/add') }}>{t('channel.add')}</Button>
+        <Button variant='contained' startIcon={<AddIcon />} onClick={drawer.openNew}>{t('channel.add')}</Button>
         <Button variant='outlined' startIcon={<NetworkCheckIcon />} onClick={() => { void testAll() }}>{t('channel.testAll')}</Button>
         <Button variant='outlined' startIcon={balancingAll ? <CircularProgress size={16} /> : <AttachMoneyIcon />} disabled={balancingAll} onClick={() => { void updateAllBalances() }}>{t('channel.balance.updateAll')}</Button>
         <Button variant='outlined' color='error' startIcon={<DeleteSweepIcon />} onClick={() => { void deleteDisabled() }}>{t('channel.deleteDisabled')}</Button>
-        <Button variant='outlined' startIcon={<BuildIcon />} onClick={() => { void act(async () => t('channel.fixed', { count: await fixChannels() })) }}>{t('channel.fix')}</Button>
+        <Button variant='outlined' startIcon={<BuildIcon />} onClick={() => { void act(fixChannels, { done: (count) => t('channel.fixed', { count }), reload: 'always' }) }}>{t('channel.fix')}</Button>
         <Button variant='outlined' startIcon={<RefreshIcon />} onClick={reload}>{t('common.refresh')}</Button>
         <FormControlLabel
           sx={{ ml: 0.5 }}
@@ -327,23 +270,9 @@ export default function ChannelPage () {
       <PagedTable
         ariaLabel={t('channel.title')}
         loading={loading}
-        head={(
-          <>
-            <TableCell>{t('channel.col.id')}</TableCell>
-            <TableCell>{t('channel.col.name')}</TableCell>
-            <TableCell>{t('channel.col.type')}</TableCell>
-            <TableCell>{t('channel.col.status')}</TableCell>
-            <TableCell>{t('channel.col.group')}</TableCell>
-            <TableCell>{t('channel.col.responseTime')}</TableCell>
-            <TableCell>{t('channel.col.balance')}</TableCell>
-            <TableCell>{t('channel.col.priority')}</TableCell>
-            <TableCell>{t('channel.col.weight')}</TableCell>
-            <TableCell>{t('channel.col.actions')}</TableCell>
-          </>
-        )}
+        columns={COLUMNS}
         empty={items.length === 0 && !loading}
         emptyText={t('channel.empty')}
-        columns={COLUMNS}
         paging={paging}
       >
         {items.map((item) => isTagRow(item)
@@ -354,8 +283,8 @@ export default function ChannelPage () {
                 typeName={typeName(item.type)}
                 expanded={expanded.selected.has(item.tag)}
                 onExpand={() => { expanded.toggle(item.tag) }}
-                onEnableAll={() => { void act(async () => t('channel.tagEnabled', { count: await setTagStatus(item.tag, true) })) }}
-                onDisableAll={() => { void act(async () => t('channel.tagDisabled', { count: await setTagStatus(item.tag, false) })) }}
+                onEnableAll={() => { void act(async () => await setTagStatus(item.tag, true), { done: (count) => t('channel.tagEnabled', { count }), reload: 'always' }) }}
+                onDisableAll={() => { void act(async () => await setTagStatus(item.tag, false), { done: (count) => t('channel.tagDisabled', { count }), reload: 'always' }) }}
                 onEditTag={() => { setTagEditing(item) }}
                 onPriority={async (text) => await setTagPriority(item, text)}
                 onWeight={async (text) => await setTagWeight(item, text)}
@@ -366,7 +295,7 @@ export default function ChannelPage () {
           : channelRow(item))}
       </PagedTable>
 
-      <ChannelDrawer open={drawerOpen} channelId={drawerOpen ? editId : drawerId} types={types} groups={groups} onClose={closeDrawer} onSaved={saved} />
+      <ChannelDrawer open={drawer.open} channelId={drawer.id} types={types} groups={groups} onClose={drawer.close} onSaved={(unpriced) => { void saved(unpriced) }} />
       <KeysDialog channel={keysOf} onClose={() => { setKeysOf(undefined) }} onChanged={reload} />
       <TagDialog row={tagEditing} groups={groups} onClose={() => { setTagEditing(undefined) }} onSaved={() => { setTagEditing(undefined); reload() }} />
 

@@ -10,7 +10,6 @@ import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import Tooltip from '@mui/material/Tooltip'
 import Typography from '@mui/material/Typography'
 import ArrowDropDownIcon from '@mui/icons-material/ArrowDropDown'
 import BlockIcon from '@mui/icons-material/Block'
@@ -22,21 +21,14 @@ import ExpandMoreIcon from '@mui/icons-material/ExpandMore'
 import KeyboardArrowRightIcon from '@mui/icons-material/KeyboardArrowRight'
 import KeyIcon from '@mui/icons-material/KeyOutlined'
 import LocalOfferIcon from '@mui/icons-material/LocalOfferOutlined'
-import { type MouseEvent, type ReactNode, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { RowAction, type RowActionProps } from '../../components/columns'
 import { Balance, TagBalance } from './BalanceCell'
 import { Groups, InlineNumber, ResponseTime, StatusChip } from './cells'
 import { splitNames } from './form'
 
-function Action ({ label, onClick, children, color, disabled }: { label: string, onClick: (e: MouseEvent<HTMLElement>) => void, children: ReactNode, color?: 'error' | 'default', disabled?: boolean }) {
-  return (
-    <Tooltip title={label}>
-      <span>
-        <IconButton size='small' aria-label={label} color={color} onClick={onClick} disabled={disabled}>{children}</IconButton>
-      </span>
-    </Tooltip>
-  )
-}
+const Action = (props: Omit<RowActionProps, 'wrapped'>) => <RowAction {...props} wrapped />
 
 export interface ChannelRowProps {
   row: ChannelView

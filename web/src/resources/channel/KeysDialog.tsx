@@ -18,10 +18,12 @@ import TableRow from '@mui/material/TableRow'
 import Typography from '@mui/material/Typography'
 import useMediaQuery from '@mui/material/useMediaQuery'
 import { useTheme } from '@mui/material/styles'
-import { useCallback, useEffect, useState } from 'react'
+import { useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useNotify } from '../../components/Notify'
+import { TimeCell } from '../../components/columns'
 import { formatTime } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { listChannelKeys, setChannelKeyStatus, testChannelKey } from './api'
 
 export interface KeysDialogProps {
@@ -45,29 +47,16 @@ function KeyStatus ({ status }: { status: number }) {
  */
 export function KeysDialog ({ channel: open, onClose, onChanged }: KeysDialogProps) {
   const { t } = useTranslation()
-  const notify = useNotify()
   const theme = useTheme()
   const small = useMediaQuery(theme.breakpoints.down('sm'))
   // Kept while the dialog fades out, so its content does not go blank meanwhile.
   const [channel, setChannel] = useState(open)
   if (open !== undefined && open !== channel) setChannel(open)
   const id = open?.id
-  const [keys, setKeys] = useState<ChannelKeyView[] | undefined>()
+  const load = useMemo(() => id === undefined ? undefined : async () => await listChannelKeys(id), [id])
+  const { data: keys, setData: setKeys, reload } = useLoad(load, { fresh: true })
+  const { act } = useAction(reload)
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set())
-
-  const load = useCallback(async (channelId: number) => {
-    try {
-      setKeys(await listChannelKeys(channelId))
-    } catch (err) {
-      notify.error(err)
-    }
-  }, [notify])
-
-  useEffect(() => {
-    if (id === undefined) return
-    setKeys(undefined)
-    void load(id)
-  }, [id, load])
 
   const mark = (fingerprint: string, on: boolean) => {
     setBusy((s) => {
@@ -81,31 +70,24 @@ export function KeysDialog ({ channel: open, onClose, onChanged }: KeysDialogPro
   const test = async (key: ChannelKeyView) => {
     if (channel === undefined) return
     mark(key.fingerprint, true)
-    try {
-      notify.success(await testChannelKey(channel.id, key.index))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      mark(key.fingerprint, false)
-      // The test may have changed the key's state (and the channel's).
-      await load(channel.id)
-      onChanged()
-    }
+    // The test may have changed the key's state (and the channel's).
+    await act(async () => await testChannelKey(channel.id, key.index), { done: (message) => message, reload: 'always' })
+    mark(key.fingerprint, false)
+    onChanged()
   }
 
   const toggle = async (key: ChannelKeyView) => {
     if (channel === undefined) return
     mark(key.fingerprint, true)
-    try {
-      const done = await setChannelKeyStatus(channel.id, key.fingerprint, key.status === CHANNEL_STATUS.enabled ? CHANNEL_STATUS.disabled : CHANNEL_STATUS.enabled)
+    const done = await act(async () => await setChannelKeyStatus(channel.id, key.fingerprint, key.status === CHANNEL_STATUS.enabled ? CHANNEL_STATUS.disabled : CHANNEL_STATUS.enabled), {
+      done: (answer) => answer.message,
+      reload: 'never'
+    })
+    if (done !== undefined) {
       setKeys(done.keys)
-      notify.success(done.message)
       onChanged()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      mark(key.fingerprint, false)
     }
+    mark(key.fingerprint, false)
   }
 
   const title = t('channel.keys.title', { name: channel?.name ?? '' })
@@ -157,7 +139,7 @@ export function KeysDialog ({ channel: open, onClose, onChanged }: KeysDialogPro
                               </Stack>
                               )}
                         </TableCell>
-                        <TableCell sx={{ whiteSpace: 'nowrap' }}>{key.time > 0 ? formatTime(key.time) : '—'}</TableCell>
+                        <TimeCell seconds={key.time} none='—' />
                         <TableCell sx={{ whiteSpace: 'nowrap' }}>
                           <Stack direction='row' spacing={1}>
                             <Button

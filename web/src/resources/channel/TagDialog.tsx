@@ -15,6 +15,8 @@ import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MultiSelect } from '../../components/MultiSelect'
 import { useNotify } from '../../components/Notify'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { editTag, knownModels } from './api'
 import { splitNames, tagBodyOf, type TagErrors, type TagForm, tagFormOf, validateTag } from './form'
 import { PriorityWeightFields } from './PriorityWeightFields'
@@ -35,21 +37,20 @@ export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogPro
   const small = useMediaQuery(theme.breakpoints.down('sm'))
   const [form, setForm] = useState<TagForm>(tagFormOf(''))
   const [errors, setErrors] = useState<TagErrors>({})
-  const [models, setModels] = useState<string[]>([])
-  const [saving, setSaving] = useState(false)
+  const { act, busy: saving } = useAction()
   // Kept while the dialog fades out, so its content does not go blank meanwhile.
   const [row, setRow] = useState(open)
   if (open !== undefined && open !== row) setRow(open)
   const tag = row?.tag
 
+  // Read each time the dialog opens.
+  const models = useLoad(open === undefined ? undefined : knownModels, { initial: [] }).data
+
   useEffect(() => {
     if (tag === undefined || open === undefined) return
-    let live = true
     setForm(tagFormOf(tag))
     setErrors({})
-    knownModels().then((m) => { if (live) setModels(m) }, (err: unknown) => { if (live) notify.error(err) })
-    return () => { live = false }
-  }, [tag, open, notify])
+  }, [tag, open])
 
   const set = <K extends keyof TagForm>(key: K, value: TagForm[K]) => {
     setForm((f) => ({ ...f, [key]: value }))
@@ -72,15 +73,10 @@ export function TagDialog ({ row: open, groups, onClose, onSaved }: TagDialogPro
       notify.warning(t('channel.tag.nothingChanged'))
       return
     }
-    setSaving(true)
-    try {
+    await act(async () => {
       notify.success(t('channel.tag.saved', { count: await editTag(body) }))
       onSaved()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   const current = (value: number | null | undefined) => value === null || value === undefined ? t('channel.tag.keepHelp') : t('channel.tag.current', { value })

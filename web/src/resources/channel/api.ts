@@ -1,4 +1,5 @@
 import type {
+  CHANNEL_STATUS,
   ChannelBalancesResult,
   ChannelCreateBody,
   ChannelDetail,
@@ -11,6 +12,9 @@ import type {
   ChannelView
 } from '@modelgate/contracts'
 import { del, get, post, put, requestEnvelope } from '../../api/client'
+
+/** The statuses an admin sets by hand (the automatic one is the relay's). */
+type ManualStatus = typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.disabled
 
 export interface ChannelQuery {
   page: number
@@ -65,7 +69,7 @@ export async function updateChannel (body: ChannelUpdateBody): Promise<ChannelVi
 }
 
 /** The list's inline edits: status, priority or weight alone. */
-export async function patchChannel (id: number, change: { status: 1 | 2 } | { priority: number } | { weight: number }): Promise<ChannelView> {
+export async function patchChannel (id: number, change: { status: ManualStatus } | { priority: number } | { weight: number }): Promise<ChannelView> {
   return await put<ChannelView>('/api/channel/', { id, ...change })
 }
 
@@ -100,7 +104,7 @@ export async function listChannelKeys (id: number): Promise<ChannelKeyView[]> {
 }
 
 /** Enables (1) or disables (2) one key of a channel by its fingerprint; the keys after the change and the server's message. */
-export async function setChannelKeyStatus (id: number, fingerprint: string, status: 1 | 2): Promise<{ keys: ChannelKeyView[], message: string }> {
+export async function setChannelKeyStatus (id: number, fingerprint: string, status: ManualStatus): Promise<{ keys: ChannelKeyView[], message: string }> {
   const answer = await requestEnvelope<ChannelKeyView[]>('PUT', `/api/channel/${id}/keys`, { body: { fingerprint, status } })
   return { keys: answer.data ?? [], message: answer.message }
 }

@@ -1,11 +1,18 @@
-import { CHANNEL_TYPE, type ChannelCreateBody, type ChannelDetail, type ChannelTagBody, MULTI_KEY_MODES, type MultiKeyMode } from '@modelgate/contracts'
+import {
+  CHANNEL_TYPE,
+  type ChannelCreateBody,
+  type ChannelDetail,
+  type ChannelTagBody,
+  MULTI_KEY_MODES,
+  type MultiKeyMode
+} from '@modelgate/contracts'
 
 /** docs/domain.md: a new channel's groups, auto-disable, priority and weight. */
 export const DEFAULT_GROUPS = ['default']
 /** docs/domain.md: the redirect template. */
 export const MAPPING_TEMPLATE = { from: 'gpt-3.5-turbo', to: 'gpt-3.5-turbo-0125' }
 /** docs/domain.md: type-specific defaults of `other` (Azure API version, Spark version). */
-export const OTHER_DEFAULTS: Readonly<Record<number, string>> = { 3: '2023-06-01-preview', 18: 'v2.1' }
+export const OTHER_DEFAULTS: Readonly<Record<number, string>> = { [CHANNEL_TYPE.azure]: '2023-06-01-preview', [CHANNEL_TYPE.spark]: 'v2.1' }
 /** docs/domain.md: the lowest priority. */
 export const PRIORITY_MIN = -999
 /** The server creates at most this many channels in one batch. */
@@ -25,31 +32,35 @@ export type OtherKind = 'azureVersion' | 'sparkVersion' | 'vertexRegion' | 'know
 
 export function baseUrlKind (type: number): BaseUrlKind {
   switch (type) {
-    case 3: return 'azure'
-    case 8: return 'custom'
-    case 22: return 'fastgpt'
-    case 36: return 'suno'
-    case 45: return 'codex'
+    case CHANNEL_TYPE.azure: return 'azure'
+    case CHANNEL_TYPE.custom: return 'custom'
+    case CHANNEL_TYPE.fastgpt: return 'fastgpt'
+    case CHANNEL_TYPE.suno: return 'suno'
+    case CHANNEL_TYPE.codex: return 'codex'
     default: return 'generic'
   }
 }
 
 export function otherKind (type: number): OtherKind | undefined {
   switch (type) {
-    case 3: return 'azureVersion'
-    case 18: return 'sparkVersion'
-    case 41: return 'vertexRegion'
-    case 21: return 'knowledgeBase'
-    case 39: return 'accountId'
-    case 33: return 'awsRegion'
-    case 23: return 'tencentRegion'
-    case 37: return 'difyMode'
+    case CHANNEL_TYPE.azure: return 'azureVersion'
+    case CHANNEL_TYPE.spark: return 'sparkVersion'
+    case CHANNEL_TYPE.vertex: return 'vertexRegion'
+    case CHANNEL_TYPE.aiProxyLibrary: return 'knowledgeBase'
+    case CHANNEL_TYPE.cloudflare: return 'accountId'
+    case CHANNEL_TYPE.aws: return 'awsRegion'
+    case CHANNEL_TYPE.tencent: return 'tencentRegion'
+    case CHANNEL_TYPE.dify: return 'difyMode'
     default: return undefined
   }
 }
 
 /** Types whose key field has a hint of its own (`channel.form.keyHint.t<type>`): the key's form differs from a plain API key. */
-export const KEY_HINT_TYPES: readonly number[] = [11, 14, 15, 16, 17, 18, 21, 22, 23, 24, 26, 33, 34, 35, 37, 38, 39, 44, 45]
+export const KEY_HINT_TYPES: readonly number[] = [
+  CHANNEL_TYPE.palm2, CHANNEL_TYPE.claude, CHANNEL_TYPE.baidu, CHANNEL_TYPE.chatglm, CHANNEL_TYPE.alibaba, CHANNEL_TYPE.spark,
+  CHANNEL_TYPE.aiProxyLibrary, CHANNEL_TYPE.fastgpt, CHANNEL_TYPE.tencent, CHANNEL_TYPE.gemini, CHANNEL_TYPE.glm4v, CHANNEL_TYPE.aws,
+  CHANNEL_TYPE.cohere, CHANNEL_TYPE.minimax, CHANNEL_TYPE.dify, CHANNEL_TYPE.jina, CHANNEL_TYPE.cloudflare, CHANNEL_TYPE.claudeCode, CHANNEL_TYPE.codex
+]
 
 /** Types with an extra setting JSON (custom and Codex). */
 export const hasSetting = (type: number): boolean => type === CHANNEL_TYPE.custom || type === CHANNEL_TYPE.codex
@@ -109,6 +120,19 @@ export type FormField = 'name' | 'key' | 'baseUrl' | 'other' | 'models' | 'group
   'paramOverride' | 'headerOverride' | 'maxInputTokens'
 /** Field -> i18n key of what is wrong with it. */
 export type FormErrors = Partial<Record<FormField, string>>
+
+/** The drawer's form as its sections share it: the fields, their setter and what is wrong with them. */
+export interface ChannelFormState {
+  form: ChannelForm
+  set: <K extends keyof ChannelForm>(key: K, value: ChannelForm[K]) => void
+  errors: FormErrors
+  /** A field's error, translated. */
+  errorText: (field: FormField) => string | undefined
+  /** Under a field: its error (translated), else `text`. */
+  help: (field: FormField, text: string) => string
+  /** A new channel (else an edit of a saved one). */
+  creating: boolean
+}
 
 export function emptyForm (): ChannelForm {
   return {

@@ -275,6 +275,11 @@ export default defineCatalogue('channel', {
     nothingChanged: 'Nothing was changed',
     saved: '{{count}} channels updated'
   },
+  priceOffer: {
+    title: 'New models without a price ({{count}})',
+    body: 'The channel is saved, but the relay refuses requests for a model without a ratio or a price: {{models}}.',
+    action: 'Set prices'
+  },
   unpriced: {
     root: 'No price yet, so the relay refuses them until you set a ratio or a price ({{count}}):',
     admin: 'No price yet, so the relay refuses them until the super admin sets a ratio or a price ({{count}}):'
@@ -553,6 +558,11 @@ export default defineCatalogue('channel', {
     weightInvalid: '权重必须是非负整数',
     nothingChanged: '没有任何修改',
     saved: '已更新 {{count}} 个渠道'
+  },
+  priceOffer: {
+    title: '新模型尚未定价（{{count}} 个）',
+    body: '渠道已保存，但没有倍率或价格的模型的请求会被中转拒绝：{{models}}。',
+    action: '去定价'
   },
   unpriced: {
     root: '尚未定价，设置倍率或价格之前中转会拒绝这些模型（{{count}} 个）：',

@@ -4,12 +4,16 @@ import Button from '@mui/material/Button'
 import Divider from '@mui/material/Divider'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
-import { Fragment, useCallback, useEffect, useState } from 'react'
+import { Fragment, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { authorizeUrl, listBindings, unbind } from './api'
+
+const NONE: CustomOAuthBindingView[] = []
 
 interface Row { key: string, slug: string, name: string, providerId?: number, subject?: string, enabled: boolean }
 
@@ -22,13 +26,11 @@ export function CustomOAuthBindingRows () {
   const { status } = useStatus()
   const notify = useNotify()
   const [confirm, confirmDialog] = useConfirm()
-  const [bindings, setBindings] = useState<CustomOAuthBindingView[]>([])
-  const [busy, setBusy] = useState(false)
-
-  const load = useCallback(() => {
-    listBindings().then(setBindings, (err: unknown) => { notify.error(err) })
-  }, [notify])
-  useEffect(() => { load() }, [load])
+  const { data: bindings, reload } = useLoad(listBindings, { initial: NONE })
+  const { act, busy: acting } = useAction(reload)
+  // Set while the browser leaves for the provider.
+  const [leaving, setLeaving] = useState(false)
+  const busy = acting || leaving
 
   // Every enabled provider, plus bound ones that are no longer enabled (they can still be unbound).
   const rows: Row[] = (status?.custom_oauth_providers ?? []).map((p) => {
@@ -42,28 +44,18 @@ export function CustomOAuthBindingRows () {
   }
 
   const bind = async (row: Row) => {
-    setBusy(true)
-    try {
-      notify.info(t('customOAuth.bind.redirecting', { provider: row.name }))
-      window.location.href = await authorizeUrl(row.slug, '')
-    } catch (err) {
-      notify.error(err)
-      setBusy(false)
-    }
+    setLeaving(true)
+    notify.info(t('customOAuth.bind.redirecting', { provider: row.name }))
+    const url = await act(async () => await authorizeUrl(row.slug, ''), { reload: 'never' })
+    if (url === undefined) setLeaving(false)
+    else window.location.href = url
   }
   const remove = async (row: Row) => {
     if (row.providerId === undefined) return
     const ok = await confirm({ title: t('customOAuth.bind.unbindTitle', { provider: row.name }), body: t('customOAuth.bind.unbindBody', { provider: row.name }), action: t('customOAuth.bind.unbind'), danger: true })
     if (!ok) return
-    setBusy(true)
-    try {
-      notify.success(await unbind(row.providerId))
-      load()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    const providerId = row.providerId
+    await act(async () => await unbind(providerId), { done: (message) => message })
   }
 
   if (rows.length === 0) return confirmDialog

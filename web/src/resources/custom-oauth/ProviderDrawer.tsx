@@ -13,6 +13,7 @@ import { useTranslation } from 'react-i18next'
 import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
+import { useAction } from '../../lib/useAction'
 import { createProvider, discover, updateProvider } from './api'
 
 type Form = Required<Omit<CustomOAuthProviderCreateBody, 'client_secret'>> & { client_secret: string }
@@ -74,8 +75,8 @@ export function ProviderDrawer ({ provider, callbackBase, onClose, onSaved }: {
   const { withVerification } = useVerification()
   const [form, setForm] = useState<Form>(provider === undefined ? EMPTY : formOf(provider))
   const [issuerUrl, setIssuerUrl] = useState(provider?.issuer ?? '')
-  const [discovering, setDiscovering] = useState(false)
-  const [saving, setSaving] = useState(false)
+  const { act: discoverAct, busy: discovering } = useAction()
+  const { act, busy: saving } = useAction()
   const [errors, setErrors] = useState<Partial<Record<keyof Form, string>>>({})
   const set = <K extends keyof Form>(key: K, value: Form[K]) => { setForm((f) => ({ ...f, [key]: value })) }
   const text = (key: keyof Form, label: string, extra: { help?: string, placeholder?: string, type?: string, required?: boolean } = {}) => (
@@ -97,8 +98,7 @@ export function ProviderDrawer ({ provider, callbackBase, onClose, onSaved }: {
 
   const runDiscovery = async () => {
     if (issuerUrl.trim() === '') return
-    setDiscovering(true)
-    try {
+    await discoverAct(async () => {
       const found = await discover(issuerUrl.trim())
       setForm((f) => ({
         ...f,
@@ -111,12 +111,7 @@ export function ProviderDrawer ({ provider, callbackBase, onClose, onSaved }: {
         scopes: f.scopes === '' ? found.scopes : f.scopes,
         token_endpoint_auth_method: found.token_endpoint_auth_method
       }))
-      notify.success(t('customOAuth.drawer.discovered'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setDiscovering(false)
-    }
+    }, { done: t('customOAuth.drawer.discovered') })
   }
 
   const submit = async (e: FormEvent) => {
@@ -127,16 +122,11 @@ export function ProviderDrawer ({ provider, callbackBase, onClose, onSaved }: {
     if (form.client_id.trim() === '') problems.client_id = t('customOAuth.drawer.clientIdRequired')
     setErrors(problems)
     if (Object.keys(problems).length > 0) return
-    setSaving(true)
-    try {
+    await act(async () => {
       const answer = await withVerification(async () => provider === undefined ? await createProvider(form) : await updateProvider(provider.id, form))
       notify.success(answer.message !== '' ? answer.message : t(provider === undefined ? 'customOAuth.drawer.created' : 'customOAuth.drawer.updated'))
       onSaved()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   const callback = `${callbackBase}/oauth/${form.slug === '' ? '<slug>' : form.slug}`

@@ -9,28 +9,25 @@ import Paper from '@mui/material/Paper'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
 import AddIcon from '@mui/icons-material/Add'
-import { useCallback, useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { useConfirm } from '../../components/Confirm'
-import { useNotify } from '../../components/Notify'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { deleteProvider, listProviders } from './api'
 import { ProviderDrawer } from './ProviderDrawer'
 
 /** The super admin's OpenID Connect / OAuth 2.0 sign-in providers: list, add, edit, delete. */
 export function CustomOAuthProvidersCard () {
   const { t } = useTranslation()
-  const notify = useNotify()
   const { status, reload: reloadStatus } = useStatus()
   const [confirm, confirmDialog] = useConfirm()
-  const [providers, setProviders] = useState<CustomOAuthProviderView[] | undefined>()
-  const [error, setError] = useState<string | undefined>()
+  // A failure shows in the card, with a retry.
+  const { data: providers, error: failure, reload: load } = useLoad(listProviders, { quiet: true })
+  const error = failure === undefined ? undefined : failure instanceof Error ? failure.message : String(failure)
+  const { act } = useAction()
   const [editing, setEditing] = useState<CustomOAuthProviderView | 'new' | undefined>()
-
-  const load = useCallback(() => {
-    listProviders().then((list) => { setProviders(list); setError(undefined) }, (err: unknown) => { setError(err instanceof Error ? err.message : String(err)) })
-  }, [])
-  useEffect(() => { load() }, [load])
 
   const server = (status?.server_address ?? '').trim().replace(/\/+$/, '')
   const base = server !== '' ? server : window.location.origin
@@ -43,12 +40,7 @@ export function CustomOAuthProvidersCard () {
   const remove = async (p: CustomOAuthProviderView) => {
     const ok = await confirm({ title: t('customOAuth.card.deleteTitle', { name: p.name }), body: t('customOAuth.card.deleteBody'), action: t('customOAuth.card.delete'), danger: true })
     if (!ok) return
-    try {
-      notify.success(await deleteProvider(p.id))
-      saved()
-    } catch (err) {
-      notify.error(err)
-    }
+    if (await act(async () => await deleteProvider(p.id), { done: (message) => message }) !== undefined) saved()
   }
 
   const title = t('customOAuth.card.title')

@@ -18,8 +18,9 @@ import { useStatus } from '../../api/useStatus'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { parseTime, renderNumber, renderQuota } from '../../lib/format'
+import { useLoad } from '../../lib/useLoad'
 import { fetchUsage, type UsageQuery } from './api'
-import { GRANULARITIES, type Granularity, seriesOf, timeline, totalsOf, type UsageBucket, withOthers } from './series'
+import { GRANULARITIES, type Granularity, seriesOf, timeline, totalsOf, withOthers } from './series'
 
 const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
 const CHART_HEIGHT = 300
@@ -68,8 +69,6 @@ export default function DetailPage () {
   const enabled = status?.enable_data_export !== false
   const [form, setForm] = useState<Form | undefined>()
   const [applied, setApplied] = useState<UsageQuery | undefined>()
-  const [buckets, setBuckets] = useState<UsageBucket[] | undefined>()
-  const [loading, setLoading] = useState(false)
 
   useEffect(() => {
     if (!ready || form !== undefined) return
@@ -78,14 +77,8 @@ export default function DetailPage () {
     setApplied(queryOf(first))
   }, [ready, form, status])
 
-  useEffect(() => {
-    if (!enabled || applied === undefined) return
-    let live = true
-    setLoading(true)
-    fetchUsage(admin, applied).then((b) => { if (live) setBuckets(b) }, (err: unknown) => { if (live) notify.error(err) })
-      .finally(() => { if (live) setLoading(false) })
-    return () => { live = false }
-  }, [admin, applied, enabled, notify])
+  const load = useMemo(() => !enabled || applied === undefined ? undefined : async () => await fetchUsage(admin, applied), [admin, applied, enabled])
+  const { data: buckets, loading } = useLoad(load)
 
   const submit = (e: FormEvent) => {
     e.preventDefault()

@@ -1,22 +1,19 @@
 import Alert from '@mui/material/Alert'
 import Paper from '@mui/material/Paper'
 import Typography from '@mui/material/Typography'
-import { useEffect, useState } from 'react'
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { get } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
 import { FramedPage } from '../../components/FramedPage'
 import { Html, isUrl } from '../../components/Html'
+import { useLoad } from '../../lib/useLoad'
 
 /** Reads a public content option (`/api/notice`, `/api/home_page_content`, `/api/about`); '' on failure. */
 export function useContent (path: string): string | undefined {
-  const [text, setText] = useState<string | undefined>()
-  useEffect(() => {
-    let live = true
-    get<string>(path).then((t) => { if (live) setText(t) }, () => { if (live) setText('') })
-    return () => { live = false }
-  }, [path])
-  return text
+  const load = useCallback(async () => await get<string>(path), [path])
+  const { data, error } = useLoad(load, { quiet: true })
+  return error === undefined ? data : ''
 }
 
 /** HomePageContent as Markdown/HTML, or a frame when it is a URL; the Notice above it. */

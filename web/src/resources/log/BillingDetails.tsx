@@ -4,15 +4,24 @@ import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
 import { useTranslation } from 'react-i18next'
-import { type Breakdown, breakdownOf, num, type Term } from './breakdown'
-import type { LogRow } from './types'
+import { type Breakdown, breakdownOf, isModelCall, num, type Term } from './breakdown'
+import { type LogRow, paidByPlan } from './types'
 
-/** The expanded part of a log row: ratios, token split, the formula and what was charged. */
+/** The expanded part of a log row: timings, ratios, token split, the formula and what was charged. */
 export function BillingDetails ({ row, quotaPerUnit, admin }: { row: LogRow, quotaPerUnit: number, admin: boolean }) {
   const { t } = useTranslation()
   const o = row.other ?? {}
   const b = row.type === LOG_TYPE.consume ? breakdownOf(row, quotaPerUnit) : undefined
   const facts: Array<[string, string]> = []
+  // The timings sit in the table from 1536 px only; here at every width.
+  if (isModelCall(row.type)) {
+    facts.push([t('log.col.useTime'), t('log.seconds', { n: row.use_time })])
+    if ((o.frt ?? 0) > 0) facts.push([t('log.col.firstResponse'), t('log.seconds', { n: ((o.frt ?? 0) / 1000).toFixed(1) })])
+    facts.push([t('log.breakdown.mode'), row.is_stream ? t('log.stream') : t('log.notStream')])
+  }
+  // A consumption row says what paid it: a plan's entitlement or the wallet.
+  const plan = paidByPlan(row.other)
+  if (row.type === LOG_TYPE.consume) facts.push([t('log.paidBy.label'), plan === undefined ? t('log.paidBy.wallet') : t('log.paidBy.plan', { title: plan })])
   if (b?.kind === 'per_call') {
     facts.push([t('log.breakdown.modelPrice'), t('log.breakdown.perCallPrice', { price: num(b.modelPrice) })])
     facts.push([t('log.breakdown.groupRatio'), num(b.groupRatio)])

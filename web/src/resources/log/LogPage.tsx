@@ -17,18 +17,21 @@ import KeyboardArrowDownIcon from '@mui/icons-material/KeyboardArrowDown'
 import KeyboardArrowUpIcon from '@mui/icons-material/KeyboardArrowUp'
 import SearchIcon from '@mui/icons-material/Search'
 import dayjs from 'dayjs'
-import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { type FormEvent, useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
+import { TimeCell } from '../../components/columns'
 import { PagedTable } from '../../components/PagedTable'
-import { formatTime, parseTime, renderNumber, renderQuota } from '../../lib/format'
+import { type Column, shownColumns } from '../../lib/columns'
+import { parseTime, renderNumber, renderQuota } from '../../lib/format'
+import { useLoad } from '../../lib/useLoad'
 import { usePagedList } from '../../lib/usePagedList'
 import { fetchLogs, fetchLogStats } from './api'
 import { BillingDetails } from './BillingDetails'
-import { breakdownOf, firstResponseColour, num, durationColour } from './breakdown'
-import type { LogQuery, LogRow, LogStats } from './types'
+import { breakdownOf, firstResponseColour, isModelCall, num, durationColour } from './breakdown'
+import { type LogQuery, type LogRow, paidByPlan } from './types'
 import { UserInfoDialog } from './UserInfoDialog'
 
 const INPUT_TIME = 'YYYY-MM-DDTHH:mm:ss'
@@ -48,7 +51,6 @@ const TYPES = [
 const ANY_TYPE = 0
 
 // Unknown and consumption rows involve a model call (docs/domain.md); error rows are failed calls.
-const isModelCall = (type: number) => type === LOG_TYPE.unknown || type === LOG_TYPE.consume || type === LOG_TYPE.error
 
 interface Form {
   tokenName: string
@@ -102,19 +104,16 @@ export default function LogPage () {
   const admin = isAdmin(user)
   const [form, setForm] = useState<Form>(defaultForm)
   const [applied, setApplied] = useState<LogQuery>(() => queryOf(form)!)
-  const [stats, setStats] = useState<LogStats | undefined>()
   const [userInfo, setUserInfo] = useState<number | undefined>()
   const closeUserInfo = useCallback(() => { setUserInfo(undefined) }, [])
   const quotaPerUnit = status?.quota_per_unit !== undefined && status.quota_per_unit > 0 ? status.quota_per_unit : 500_000
 
   const load = useCallback(async (page: number, size: number) => await fetchLogs(admin, applied, page, size), [admin, applied])
   const { items, loading, setPage, paging } = usePagedList(load)
-
-  useEffect(() => {
-    let live = true
-    fetchLogStats(admin, applied).then((s) => { if (live) setStats(s) }, () => { if (live) setStats(undefined) })
-    return () => { live = false }
-  }, [admin, applied])
+  // The totals are no more than a hint: a failure shows none, without a toast.
+  const loadStats = useCallback(async () => await fetchLogStats(admin, applied), [admin, applied])
+  const statsLoad = useLoad(loadStats, { quiet: true })
+  const stats = statsLoad.error === undefined ? statsLoad.data : undefined
 
   const apply = (next: Form) => {
     const fresh = next.endIsNow ? { ...next, end: dayjs().format(INPUT_TIME) } : next
@@ -138,7 +137,24 @@ export default function LogPage () {
   const money = (quota: number) => renderQuota(quota, status, 6)
   // Normal users cannot pick a time the API would not show them anyway.
   const earliest = admin ? undefined : dayjs().subtract(SELF_LOG_DAYS, 'day').format(INPUT_TIME)
-  const columns = admin ? 14 : 13
+  // What an operator reads first leads (time, model, quota: all that a 600 px window shows before
+  // scrolling); timings and the summary show from 1536 px, and always in the row's details.
+  const columns: Column[] = [
+    { cell: <TableCell padding='checkbox' /> },
+    { label: 'log.col.time' },
+    { label: 'log.col.model' },
+    { label: 'log.col.quota', align: 'right' },
+    { label: 'log.col.type' },
+    { label: 'log.col.user' },
+    { label: 'log.col.channel', when: admin },
+    { label: 'log.col.token' },
+    { label: 'log.col.prompt', align: 'right' },
+    { label: 'log.col.completion', align: 'right' },
+    { label: 'log.col.useTime', from: 'xl' },
+    { label: 'log.col.firstResponse', from: 'xl' },
+    { label: 'log.col.stream', from: 'xl' },
+    { label: 'log.col.details', from: 'xl' }
+  ]
 
   return (
     <Stack spacing={2}>
@@ -169,7 +185,7 @@ export default function LogPage () {
             slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: 1, min: earliest } }}
           />
           <TextField select size='small' label={t('log.filter.type')} value={String(form.type)} onChange={set('type')}>
-            <MenuItem value='0'>{t('log.type.all')}</MenuItem>
+            <MenuItem value={String(ANY_TYPE)}>{t('log.type.all')}</MenuItem>
             {TYPES.map((x) => <MenuItem key={x.value} value={String(x.value)}>{t(x.label)}</MenuItem>)}
           </TextField>
           {admin && <TextField size='small' label={t('log.filter.username')} value={form.username} onChange={set('username')} />}
@@ -191,32 +207,14 @@ export default function LogPage () {
         loading={loading}
         // A size container: the expanded details measure the visible width, not the table's.
         containerSx={{ containerType: 'inline-size' }}
-        head={(
-          <>
-            <TableCell padding='checkbox' />
-            <TableCell>{t('log.col.time')}</TableCell>
-            {admin && <TableCell>{t('log.col.channel')}</TableCell>}
-            <TableCell>{t('log.col.user')}</TableCell>
-            <TableCell>{t('log.col.token')}</TableCell>
-            <TableCell>{t('log.col.type')}</TableCell>
-            <TableCell>{t('log.col.model')}</TableCell>
-            <TableCell>{t('log.col.useTime')}</TableCell>
-            <TableCell>{t('log.col.firstResponse')}</TableCell>
-            <TableCell>{t('log.col.stream')}</TableCell>
-            <TableCell align='right'>{t('log.col.prompt')}</TableCell>
-            <TableCell align='right'>{t('log.col.completion')}</TableCell>
-            <TableCell align='right'>{t('log.col.quota')}</TableCell>
-            <TableCell>{t('log.col.details')}</TableCell>
-          </>
-        )}
+        columns={columns}
         empty={items.length === 0 && !loading}
         emptyText={t('log.empty')}
-        columns={columns}
         paging={paging}
       >
         {items.map((row) => (
           <LogTableRow
-            key={row.id} row={row} admin={admin} columns={columns} quotaPerUnit={quotaPerUnit}
+            key={row.id} row={row} admin={admin} columns={shownColumns(columns).length} quotaPerUnit={quotaPerUnit}
             money={money} onUser={setUserInfo}
           />
         ))}
@@ -241,6 +239,7 @@ function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowP
   const type = TYPES.find((x) => x.value === row.type)
   const call = isModelCall(row.type)
   const frt = row.other?.frt ?? 0
+  const plan = row.type === LOG_TYPE.consume ? paidByPlan(row.other) : undefined
   const b = row.type === LOG_TYPE.consume ? breakdownOf(row, quotaPerUnit) : undefined
   const summary = b === undefined
     ? row.content
@@ -255,10 +254,17 @@ function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowP
             {open ? <KeyboardArrowUpIcon /> : <KeyboardArrowDownIcon />}
           </IconButton>
         </TableCell>
-        <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_at)}</TableCell>
-        {admin && (
-          <TableCell>{(row.channel_id ?? 0) > 0 ? <Chip size='small' variant='outlined' label={row.channel_id} /> : '-'}</TableCell>
-        )}
+        <TimeCell seconds={row.created_at} />
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.model_name}</TableCell>
+        <TableCell align='right' sx={{ whiteSpace: 'nowrap' }} data-testid='log-quota'>{money(row.quota)}</TableCell>
+        <TableCell sx={{ whiteSpace: 'nowrap' }}>
+          <Chip size='small' color={type?.colour ?? 'default'} label={t(type?.label ?? 'log.type.unknown')} />
+          {plan !== undefined && (
+            <Tooltip title={t('log.paidBy.plan', { title: plan })}>
+              <Chip size='small' variant='outlined' color='primary' label={t('log.paidBy.chip')} sx={{ ml: 0.5 }} data-testid='log-paid-by-plan' />
+            </Tooltip>
+          )}
+        </TableCell>
         <TableCell sx={{ whiteSpace: 'nowrap' }}>
           {admin && row.user_id > 0
             ? (
@@ -268,11 +274,12 @@ function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowP
               )
             : row.username}
         </TableCell>
+        {admin && (
+          <TableCell>{(row.channel_id ?? 0) > 0 ? <Chip size='small' variant='outlined' label={row.channel_id} /> : '-'}</TableCell>
+        )}
         <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.token_name}</TableCell>
-        <TableCell>
-          <Chip size='small' color={type?.colour ?? 'default'} label={t(type?.label ?? 'log.type.unknown')} />
-        </TableCell>
-        <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.model_name}</TableCell>
+        <TableCell align='right'>{call ? row.prompt_tokens : ''}</TableCell>
+        <TableCell align='right'>{call ? row.completion_tokens : ''}</TableCell>
         <TableCell>
           {call && <Chip size='small' variant='outlined' color={durationColour(row.use_time)} label={t('log.seconds', { n: row.use_time })} />}
         </TableCell>
@@ -282,9 +289,6 @@ function LogTableRow ({ row, admin, columns, quotaPerUnit, money, onUser }: RowP
         <TableCell>
           {call && <Chip size='small' variant='outlined' color={row.is_stream ? 'info' : 'default'} label={row.is_stream ? t('log.stream') : t('log.notStream')} />}
         </TableCell>
-        <TableCell align='right'>{call ? row.prompt_tokens : ''}</TableCell>
-        <TableCell align='right'>{call ? row.completion_tokens : ''}</TableCell>
-        <TableCell align='right' sx={{ whiteSpace: 'nowrap' }} data-testid='log-quota'>{money(row.quota)}</TableCell>
         <TableCell sx={{ maxWidth: 280 }}>
           <Typography variant='body2' noWrap title={summary}>{summary}</Typography>
         </TableCell>

@@ -1,4 +1,4 @@
-import type { UserView } from '@modelgate/contracts'
+import { ROLES } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import CircularProgress from '@mui/material/CircularProgress'
 import Dialog from '@mui/material/Dialog'
@@ -9,33 +9,23 @@ import Table from '@mui/material/Table'
 import TableBody from '@mui/material/TableBody'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import { useEffect, useState } from 'react'
+import { useMemo } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
-import { useNotify } from '../../components/Notify'
 import { renderNumber, renderQuota } from '../../lib/format'
+import { useLoad } from '../../lib/useLoad'
 import { fetchUser } from './api'
 
 /** Admins: the account behind a username of the log (GET /api/user/{id}). */
 export function UserInfoDialog ({ userId, onClose }: { userId: number | undefined, onClose: () => void }) {
   const { t } = useTranslation()
   const { status } = useStatus()
-  const notify = useNotify()
-  const [user, setUser] = useState<UserView | undefined>()
+  const load = useMemo(() => userId === undefined ? undefined : async () => await fetchUser(userId), [userId])
+  const loaded = useLoad(load, { fresh: true, onError: onClose }).data
+  // Closing empties the dialog.
+  const user = userId === undefined ? undefined : loaded
 
-  useEffect(() => {
-    setUser(undefined)
-    if (userId === undefined) return
-    let live = true
-    fetchUser(userId).then((u) => { if (live) setUser(u) }, (err: unknown) => {
-      if (!live) return
-      notify.error(err)
-      onClose()
-    })
-    return () => { live = false }
-  }, [userId, notify, onClose])
-
-  const role = (r: number) => r >= 100 ? t('log.user.roles.root') : r >= 10 ? t('log.user.roles.admin') : r >= 1 ? t('log.user.roles.common') : t('log.user.roles.unknown')
+  const role = (r: number) => r >= ROLES.root ? t('log.user.roles.root') : r >= ROLES.admin ? t('log.user.roles.admin') : r >= ROLES.common ? t('log.user.roles.common') : t('log.user.roles.unknown')
   const rows: Array<[string, string]> = user === undefined
     ? []
     : [

@@ -1,3 +1,4 @@
+import { LOG_TYPE } from '@modelgate/contracts'
 import type { LogOther } from './types'
 
 /** One weighted token count of the per-token formula. */
@@ -88,3 +89,6 @@ export function durationColour (seconds: number): 'success' | 'warning' | 'error
 export function firstResponseColour (seconds: number): 'success' | 'warning' | 'error' {
   return seconds < 3 ? 'success' : seconds < 10 ? 'warning' : 'error'
 }
+
+/** Whether a log row records a model call (timings, tokens and streaming apply). */
+export const isModelCall = (type: number): boolean => type === LOG_TYPE.unknown || type === LOG_TYPE.consume || type === LOG_TYPE.error

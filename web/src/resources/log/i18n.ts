@@ -45,6 +45,7 @@ export default defineCatalogue('log', {
   summary: 'Model ratio {{model}}, group ratio {{group}}',
   summaryPerCall: 'Model price ${{price}}, group ratio {{group}}',
   empty: 'No logs match these filters',
+  paidBy: { label: 'Paid by', plan: 'plan {{title}}', wallet: 'Wallet', chip: 'Plan' },
   breakdown: {
     title: 'Billing breakdown',
     modelRatio: 'Model ratio',
@@ -63,6 +64,7 @@ export default defineCatalogue('log', {
     modelPrice: 'Fixed model price',
     perCallPrice: '${{price}} per call',
     upstreamModel: 'Upstream model',
+    mode: 'Answer',
     counted: 'The upstream reported no usage; the gateway counted the tokens',
     channels: 'Channels tried',
     upstreamError: 'Upstream error',
@@ -138,6 +140,7 @@ export default defineCatalogue('log', {
   summary: '模型倍率 {{model}}，分组倍率 {{group}}',
   summaryPerCall: '模型价格 ${{price}}，分组倍率 {{group}}',
   empty: '没有符合筛选条件的日志',
+  paidBy: { label: '扣费来源', plan: '套餐 {{title}}', wallet: '钱包', chip: '套餐' },
   breakdown: {
     title: '计费详情',
     modelRatio: '模型倍率',
@@ -156,6 +159,7 @@ export default defineCatalogue('log', {
     modelPrice: '固定模型价格',
     perCallPrice: '每次 ${{price}}',
     upstreamModel: '上游模型',
+    mode: '响应方式',
     counted: '上游未返回用量，Token 数由网关计算',
     channels: '尝试的渠道',
     upstreamError: '上游错误',

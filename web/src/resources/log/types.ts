@@ -30,7 +30,18 @@ export interface LogOther {
    * failure as the gateway classified it (its message cleaned of hosts, links and keys).
    */
   admin_info?: { use_channel?: number[], error?: { status: number, code?: string, message: string } }
+  /** What paid the request: 'subscription' (a plan's entitlement) or 'wallet' (absent on older rows: the wallet). */
+  billing_source?: string
+  subscription_id?: number
+  subscription_item_id?: number
+  /** The plan's title when the period began. */
+  plan_title?: string
+  /** 1 when the entitlement counts requests. */
+  subscription_requests?: number
 }
+
+/** The plan's title when a subscription paid the row; undefined when the wallet did. */
+export const paidByPlan = (other: LogOther | null): string | undefined => other?.billing_source === 'subscription' ? other.plan_title ?? '' : undefined
 
 /** One row of `GET /api/log/` (admins: with channel_id) or `/api/log/self/`. */
 export interface LogRow {

@@ -7,7 +7,8 @@ import { useTranslation } from 'react-i18next'
 import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
-import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell, Thumbnail, TimeCell } from '../task/cells'
+import { TimeCell } from '../../components/columns'
+import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell, Thumbnail } from '../task/cells'
 import { isWebUrl } from '../task/results'
 import { boundOf, drawingDefaultStart } from '../task/range'
 import { channelOf, type TaskFilterForm, TaskFilters } from '../task/TaskFilters'
@@ -96,30 +97,27 @@ export default function MidjourneyPage () {
       <PagedTable
         ariaLabel={t('midjourney.title')}
         loading={loading}
-        head={(
-          <>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.submitTime')}</TableCell>
-            {admin && <TableCell>{t('midjourney.col.channel')}</TableCell>}
-            {admin && <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.code')}</TableCell>}
-            <TableCell>{t('midjourney.col.action')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.mjId')}</TableCell>
-            <TableCell>{t('midjourney.col.status')}</TableCell>
-            <TableCell>{t('midjourney.col.progress')}</TableCell>
-            <TableCell>{t('midjourney.col.image')}</TableCell>
-            <TableCell>{t('midjourney.col.prompt')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.promptEn')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('midjourney.col.failReason')}</TableCell>
-            <TableCell>{t('midjourney.col.duration')}</TableCell>
-          </>
-        )}
+        columns={[
+          { label: 'midjourney.col.submitTime', nowrap: true },
+          { label: 'midjourney.col.channel', when: admin },
+          { label: 'midjourney.col.code', nowrap: true, when: admin },
+          { label: 'midjourney.col.action' },
+          { label: 'midjourney.col.mjId', nowrap: true },
+          { label: 'midjourney.col.status' },
+          { label: 'midjourney.col.progress' },
+          { label: 'midjourney.col.image' },
+          { label: 'midjourney.col.prompt' },
+          { label: 'midjourney.col.promptEn', nowrap: true },
+          { label: 'midjourney.col.failReason', nowrap: true },
+          { label: 'midjourney.col.duration' }
+        ]}
         empty={items.length === 0 && !loading}
         emptyText={t('midjourney.empty')}
-        columns={admin ? 12 : 10}
         paging={paging}
       >
         {items.map((row) => (
           <TableRow hover key={row.id} data-testid={`mj-row-${row.mj_id}`}>
-            <TimeCell seconds={row.submit_time} />
+            <TimeCell seconds={row.submit_time} none='—' />
             {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
             {admin && <TableCell><CodeChip code={row.code ?? 0} /></TableCell>}
             <TableCell sx={{ whiteSpace: 'nowrap' }}><ActionLabel action={row.action} /></TableCell>

@@ -4,11 +4,12 @@ import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
-import { useEffect, useState } from 'react'
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useAuth } from '../../auth/AuthContext'
 import { useConfirm } from '../../components/Confirm'
-import { useNotify } from '../../components/Notify'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { resetUserPasskeys, userPasskeys } from './api'
 
 /**
@@ -19,29 +20,20 @@ export function AdminPasskeySection ({ user }: { user: UserView }) {
   const { t } = useTranslation()
   // An admin's own passkeys are theirs to manage in personal settings; a peer's list the server refuses (the section stays hidden).
   const self = useAuth().user?.id === user.id
-  const notify = useNotify()
   const [confirm, dialog] = useConfirm()
-  const [count, setCount] = useState<number | undefined>()
-  const [busy, setBusy] = useState(false)
-  useEffect(() => {
-    let live = true
-    setCount(undefined)
-    userPasskeys(user.id).then((l) => { if (live) setCount(l.items.length) }, () => { if (live) setCount(undefined) })
-    return () => { live = false }
-  }, [user.id])
+  const loadCount = useCallback(async () => (await userPasskeys(user.id)).items.length, [user.id])
+  // Hidden, without a toast, when the server refuses the list.
+  const counted = useLoad(loadCount, { quiet: true, fresh: true })
+  const count = counted.error === undefined ? counted.data : undefined
+  const setCount = counted.setData
+  const { act, busy } = useAction()
   const reset = async () => {
     const ok = await confirm({ title: t('passkey.admin.resetTitle'), body: t('passkey.admin.resetBody', { name: user.username }), action: t('passkey.admin.reset'), danger: true })
     if (!ok) return
-    setBusy(true)
-    try {
+    await act(async () => {
       await resetUserPasskeys(user.id)
       setCount(0)
-      notify.success(t('passkey.admin.resetDone'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    }, { done: t('passkey.admin.resetDone') })
   }
   if (count === undefined) return null
   return (

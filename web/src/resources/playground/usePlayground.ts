@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import { get } from '../../api/client'
 import { useAuth } from '../../auth/AuthContext'
+import { useLoad } from '../../lib/useLoad'
 import { usePersistentState } from '../../lib/usePersistentState'
 
 export interface GroupInfo { desc: string, ratio: number }
@@ -13,19 +14,16 @@ export interface PlaygroundOptions {
   failed: boolean
 }
 
+const userModels = async (): Promise<string[]> => await get<string[]>('/api/user/models')
+const selfGroups = async (): Promise<Record<string, GroupInfo>> => await get<Record<string, GroupInfo>>('/api/user/self/groups')
+const NO_GROUPS: Record<string, GroupInfo> = {}
+
 /** The models (`/api/user/models`) and groups (`/api/user/self/groups`) the panel offers. */
 export function usePlaygroundOptions (): PlaygroundOptions {
-  const [models, setModels] = useState<string[] | undefined>()
-  const [groups, setGroups] = useState<Record<string, GroupInfo> | undefined>()
-  const [failed, setFailed] = useState(false)
-  useEffect(() => {
-    let live = true
-    get<string[]>('/api/user/models').then((m) => { if (live) setModels(m) }, () => { if (live) setFailed(true) })
-    // Without the group list the user's own group is still offered.
-    get<Record<string, GroupInfo>>('/api/user/self/groups').then((g) => { if (live) setGroups(g) }, () => { if (live) setGroups({}) })
-    return () => { live = false }
-  }, [])
-  return { models, groups, failed }
+  const models = useLoad(userModels, { quiet: true })
+  const groups = useLoad(selfGroups, { quiet: true })
+  // Without the group list the user's own group is still offered.
+  return { models: models.data, groups: groups.error === undefined ? groups.data : NO_GROUPS, failed: models.error !== undefined }
 }
 
 export interface PlaygroundSettings {

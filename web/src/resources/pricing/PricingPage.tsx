@@ -1,4 +1,3 @@
-import type { PricingItem } from '@modelgate/contracts'
 import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
@@ -14,41 +13,30 @@ import Tooltip from '@mui/material/Tooltip'
 import Typography from '@mui/material/Typography'
 import ContentCopyIcon from '@mui/icons-material/ContentCopy'
 import SearchIcon from '@mui/icons-material/Search'
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { PagedTable, SelectAllCell } from '../../components/PagedTable'
+import { useLoad } from '../../lib/useLoad'
 import { usePageSize } from '../../lib/usePersistentState'
 import { useSelection } from '../../lib/useSelection'
 import { fetchPricing } from './api'
 import { groupRatioOf, initialGroup, priceOf, ratioColour, usd } from './prices'
-
-interface Pricing { data: PricingItem[], group_ratio: Record<string, number>, usable_group: Record<string, string> }
 
 /** Public model prices per group: search, group switching, copy the selected model names. */
 export default function PricingPage () {
   const { t } = useTranslation()
   const { user } = useAuth()
   const notify = useNotify()
-  const [pricing, setPricing] = useState<Pricing | undefined>()
-  const [failed, setFailed] = useState(false)
+  const { data: pricing, error } = useLoad(fetchPricing)
+  const failed = error !== undefined
   const [group, setGroup] = useState<string | undefined>()
   const [search, setSearch] = useState('')
   const selection = useSelection<string>()
   const { selected } = selection
   const [page, setPage] = useState(1)
   const [pageSize, setPageSize] = usePageSize()
-
-  useEffect(() => {
-    let live = true
-    fetchPricing().then((p) => { if (live) setPricing(p) }, (err: unknown) => {
-      if (!live) return
-      setFailed(true)
-      notify.error(err)
-    })
-    return () => { live = false }
-  }, [notify])
 
   const groups = useMemo(() => Object.keys(pricing?.usable_group ?? {}), [pricing])
   const current = group ?? initialGroup(groups, user?.group)
@@ -122,21 +110,18 @@ export default function PricingPage () {
       <PagedTable
         testId='pricing-table'
         loading={pricing === undefined && !failed}
-        head={(
-          <>
-            <SelectAllCell selection={selection} shown={visible.map((m) => m.model_name)} label={t('pricing.selectAll')} />
-            <TableCell>{t('pricing.col.model')}</TableCell>
-            <TableCell>{t('pricing.col.type')}</TableCell>
-            <TableCell align='right'>{t('pricing.col.modelRatio')}</TableCell>
-            <TableCell align='right'>{t('pricing.col.completionRatio')}</TableCell>
-            <TableCell>{t('pricing.col.prompt')}</TableCell>
-            <TableCell>{t('pricing.col.completion')}</TableCell>
-            <TableCell>{t('pricing.col.groups')}</TableCell>
-          </>
-        )}
+        columns={[
+          { cell: <SelectAllCell selection={selection} shown={visible.map((m) => m.model_name)} label={t('pricing.selectAll')} /> },
+          { label: 'pricing.col.model' },
+          { label: 'pricing.col.type' },
+          { label: 'pricing.col.modelRatio', align: 'right' },
+          { label: 'pricing.col.completionRatio', align: 'right' },
+          { label: 'pricing.col.prompt' },
+          { label: 'pricing.col.completion' },
+          { label: 'pricing.col.groups' }
+        ]}
         empty={pricing !== undefined && shown.length === 0}
         emptyText={pricing?.data.length === 0 ? t('pricing.noModels') : t('pricing.empty')}
-        columns={8}
         paging={{ total: shown.length, page: pageNow, size: pageSize, onPage: setPage, onSize: setPageSize }}
       >
         {visible.map((m) => {

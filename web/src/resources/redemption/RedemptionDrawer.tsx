@@ -5,6 +5,7 @@ import { useStatus } from '../../api/useStatus'
 import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { quotaOf, renderQuota } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
 import { useRecord } from '../../lib/useRecord'
 import { createRedemptions, getRedemption, updateRedemption } from './api'
 import { defaultCodeName } from './download'
@@ -34,7 +35,7 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
   const [quota, setQuota] = useState('')
   const [count, setCount] = useState('1')
   const [errors, setErrors] = useState<Errors>({})
-  const [saving, setSaving] = useState(false)
+  const { act, busy: saving } = useAction()
 
   const perUnit = status?.quota_per_unit ?? 500_000
   const quotaText = (units: number) => dollars ? String(units / perUnit) : String(units)
@@ -75,8 +76,7 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
       notify.error(t('redemption.form.fixErrors'))
       return
     }
-    setSaving(true)
-    try {
+    await act(async () => {
       if (creating) {
         const keys = await createRedemptions({ name: name.trim(), quota: units, count: n })
         onCreated(keys, name.trim() === '' ? defaultCodeName(units, status) : name.trim())
@@ -85,11 +85,7 @@ export function RedemptionDrawer ({ open, id, onClose, onCreated, onSaved }: Red
         notify.success(t('redemption.updated'))
         onSaved()
       }
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   const title = creating ? t('redemption.form.createTitle') : t('redemption.form.editTitle')

@@ -6,7 +6,6 @@ import DialogContent from '@mui/material/DialogContent'
 import DialogContentText from '@mui/material/DialogContentText'
 import DialogTitle from '@mui/material/DialogTitle'
 import Stack from '@mui/material/Stack'
-import TableCell from '@mui/material/TableCell'
 import TextField from '@mui/material/TextField'
 import AddIcon from '@mui/icons-material/Add'
 import ContentCopyIcon from '@mui/icons-material/ContentCopy'
@@ -18,6 +17,8 @@ import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable, SelectAllCell } from '../../components/PagedTable'
+import { useAction } from '../../lib/useAction'
+import { useDrawer } from '../../lib/useDrawer'
 import { usePagedList } from '../../lib/usePagedList'
 import { useSelection } from '../../lib/useSelection'
 import { deleteRedemption, listRedemptions, setRedemptionStatus } from './api'
@@ -46,7 +47,6 @@ export default function RedemptionPage () {
   const notify = useNotify()
   const [keywordInput, setKeywordInput] = useState('')
   const [keyword, setKeyword] = useState({ text: '' })
-  const [drawer, setDrawer] = useState<{ open: boolean, id: number | undefined }>({ open: false, id: undefined })
   const [created, setCreated] = useState<{ keys: string[], name: string } | undefined>()
   const [viewing, setViewing] = useState<RedemptionView | undefined>()
   const [confirm, confirmDialog] = useConfirm()
@@ -54,6 +54,8 @@ export default function RedemptionPage () {
   const selection = useSelection<number>()
   // Each page arrives with nothing selected.
   const { items, setItems, loading, setPage, reload, paging } = usePagedList(load, { onLoad: selection.clear })
+  const { act } = useAction(reload)
+  const drawer = useDrawer(reload)
 
   const search = (e: FormEvent) => {
     e.preventDefault()
@@ -72,40 +74,24 @@ export default function RedemptionPage () {
 
   const toggle = async (row: RedemptionView) => {
     const enabling = row.status === REDEMPTION_STATUS.disabled
-    try {
-      const after = await setRedemptionStatus(row.id, enabling ? 1 : 2)
+    // Redeemed meanwhile: the server refuses and the list shows why after a reload.
+    await act(async () => {
+      const after = await setRedemptionStatus(row.id, enabling ? REDEMPTION_STATUS.unused : REDEMPTION_STATUS.disabled)
       setItems((list) => list.map((x) => x.id === row.id ? after : x))
-      notify.success(enabling ? t('redemption.enabled') : t('redemption.disabled'))
-    } catch (err) {
-      // Redeemed meanwhile: the server refuses and the list shows why after a reload.
-      notify.error(err)
-      reload()
-    }
+    }, { done: enabling ? t('redemption.enabled') : t('redemption.disabled'), reload: 'failed' })
   }
 
   const remove = async (row: RedemptionView) => {
     const ok = await confirm({ title: t('redemption.deleteTitle'), body: t('redemption.deleteBody', { name: row.name, id: row.id }), action: t('common.delete'), danger: true })
-    if (!ok) return
-    try {
-      await deleteRedemption(row.id)
-      notify.success(t('redemption.deleted'))
-      reload()
-    } catch (err) {
-      notify.error(err)
-    }
+    if (ok) await act(async () => { await deleteRedemption(row.id) }, { done: t('redemption.deleted') })
   }
 
-  const closeDrawer = useCallback(() => { setDrawer((d) => ({ ...d, open: false })) }, [])
+  const { saved: afterSave } = drawer
   const afterCreate = useCallback((keys: string[], name: string) => {
-    setDrawer((d) => ({ ...d, open: false }))
+    afterSave()
     notify.success(t('redemption.created.title', { count: keys.length }))
     setCreated({ keys, name })
-    reload()
-  }, [reload, notify, t])
-  const afterSave = useCallback(() => {
-    setDrawer((d) => ({ ...d, open: false }))
-    reload()
-  }, [reload])
+  }, [afterSave, notify, t])
 
   const fileName = created === undefined ? '' : codesFileName(created.name)
 
@@ -116,28 +102,25 @@ export default function RedemptionPage () {
         <TextField size='small' label={t('redemption.search')} value={keywordInput} onChange={(e) => { setKeywordInput(e.target.value) }} sx={{ flex: 1, minWidth: 0 }} />
         <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
           <Button type='submit' variant='outlined' startIcon={<SearchIcon />}>{t('common.search')}</Button>
-          <Button variant='contained' startIcon={<AddIcon />} onClick={() => { setDrawer({ open: true, id: undefined }) }}>{t('redemption.add')}</Button>
+          <Button variant='contained' startIcon={<AddIcon />} onClick={drawer.openNew}>{t('redemption.add')}</Button>
           <Button variant='outlined' startIcon={<ContentCopyIcon />} onClick={() => { void copySelected() }}>{t('redemption.copySelected')}</Button>
         </Stack>
       </Stack>
       <PagedTable
         ariaLabel={t('redemption.title')}
         loading={loading}
-        head={(
-          <>
-            <SelectAllCell selection={selection} shown={items.map((x) => x.id)} label={t('redemption.selectAll')} />
-            <TableCell>{t('redemption.col.id')}</TableCell>
-            <TableCell>{t('redemption.col.name')}</TableCell>
-            <TableCell>{t('redemption.col.status')}</TableCell>
-            <TableCell>{t('redemption.col.quota')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('redemption.col.created')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('redemption.col.redeemer')}</TableCell>
-            <TableCell>{t('redemption.col.actions')}</TableCell>
-          </>
-        )}
+        columns={[
+          { cell: <SelectAllCell selection={selection} shown={items.map((x) => x.id)} label={t('redemption.selectAll')} /> },
+          { label: 'redemption.col.id' },
+          { label: 'redemption.col.name' },
+          { label: 'redemption.col.status' },
+          { label: 'redemption.col.quota' },
+          { label: 'redemption.col.created', nowrap: true },
+          { label: 'redemption.col.redeemer', nowrap: true },
+          { label: 'redemption.col.actions' }
+        ]}
         empty={items.length === 0 && !loading}
         emptyText={t('redemption.empty')}
-        columns={8}
         paging={paging}
       >
         {items.map((row) => (
@@ -150,12 +133,12 @@ export default function RedemptionPage () {
             onCopy={() => { void notify.copy(row.key, t('redemption.codeCopied')) }}
             onDelete={() => { void remove(row) }}
             onToggle={() => { void toggle(row) }}
-            onEdit={() => { setDrawer({ open: true, id: row.id }) }}
+            onEdit={() => { drawer.openFor(row.id) }}
           />
         ))}
       </PagedTable>
 
-      <RedemptionDrawer open={drawer.open} id={drawer.id} onClose={closeDrawer} onCreated={afterCreate} onSaved={afterSave} />
+      <RedemptionDrawer open={drawer.open} id={drawer.id} onClose={drawer.close} onCreated={afterCreate} onSaved={afterSave} />
 
       <Dialog open={created !== undefined} onClose={() => { setCreated(undefined) }} fullWidth maxWidth='sm'>
         <DialogTitle>{t('redemption.created.title', { count: created?.keys.length ?? 0 })}</DialogTitle>

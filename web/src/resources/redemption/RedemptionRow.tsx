@@ -1,7 +1,6 @@
 import { REDEMPTION_STATUS, type RedemptionView } from '@modelgate/contracts'
 import Checkbox from '@mui/material/Checkbox'
 import Chip from '@mui/material/Chip'
-import IconButton from '@mui/material/IconButton'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
@@ -12,30 +11,22 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EditIcon from '@mui/icons-material/EditOutlined'
 import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
-import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
+import { RowAction, TimeCell } from '../../components/columns'
 import { formatTime, renderQuota } from '../../lib/format'
 
 function StatusChip ({ row }: { row: RedemptionView }) {
   const { t } = useTranslation()
   switch (row.status) {
-    case 1: return <Chip size='small' color='success' label={t('redemption.status.unused')} />
-    case 2: return <Chip size='small' color='warning' label={t('redemption.status.disabled')} />
-    case 3: {
+    case REDEMPTION_STATUS.unused: return <Chip size='small' color='success' label={t('redemption.status.unused')} />
+    case REDEMPTION_STATUS.disabled: return <Chip size='small' color='warning' label={t('redemption.status.disabled')} />
+    case REDEMPTION_STATUS.used: {
       const chip = <Chip size='small' label={t('redemption.status.used')} />
       return row.redeemed_time > 0 ? <Tooltip title={t('redemption.redeemedAt', { time: formatTime(row.redeemed_time) })}>{chip}</Tooltip> : chip
     }
     default: return <Chip size='small' variant='outlined' label={t('redemption.status.unknown')} />
   }
-}
-
-function Action ({ label, onClick, color, children }: { label: string, onClick: () => void, color?: 'error', children: ReactNode }) {
-  return (
-    <Tooltip title={label}>
-      <IconButton size='small' aria-label={label} color={color} onClick={onClick}>{children}</IconButton>
-    </Tooltip>
-  )
 }
 
 export interface RedemptionRowProps {
@@ -62,16 +53,16 @@ export function RedemptionRow ({ row, selected, onSelect, onView, onCopy, onDele
       <TableCell sx={{ minWidth: 100, maxWidth: 220, overflowWrap: 'anywhere' }}>{row.name}</TableCell>
       <TableCell><StatusChip row={row} /></TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>{renderQuota(row.quota, status)}</TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_time)}</TableCell>
+      <TimeCell seconds={row.created_time} />
       <TableCell>{row.used_user_id === 0 ? t('common.none') : row.used_user_id}</TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>
         <Stack direction='row' spacing={0.25}>
-          <Action label={t('redemption.action.view')} onClick={onView}><VisibilityIcon fontSize='small' /></Action>
-          <Action label={t('redemption.action.copy')} onClick={onCopy}><ContentCopyIcon fontSize='small' /></Action>
-          <Action label={t('redemption.action.delete')} color='error' onClick={onDelete}><DeleteIcon fontSize='small' /></Action>
-          {row.status === REDEMPTION_STATUS.unused && <Action label={t('redemption.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>}
-          {row.status === REDEMPTION_STATUS.disabled && <Action label={t('redemption.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
-          {row.status === REDEMPTION_STATUS.unused && <Action label={t('redemption.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>}
+          <RowAction label={t('redemption.action.view')} onClick={onView}><VisibilityIcon fontSize='small' /></RowAction>
+          <RowAction label={t('redemption.action.copy')} onClick={onCopy}><ContentCopyIcon fontSize='small' /></RowAction>
+          <RowAction label={t('redemption.action.delete')} color='error' onClick={onDelete}><DeleteIcon fontSize='small' /></RowAction>
+          {row.status === REDEMPTION_STATUS.unused && <RowAction label={t('redemption.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></RowAction>}
+          {row.status === REDEMPTION_STATUS.disabled && <RowAction label={t('redemption.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></RowAction>}
+          {row.status === REDEMPTION_STATUS.unused && <RowAction label={t('redemption.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></RowAction>}
         </Stack>
       </TableCell>
     </TableRow>

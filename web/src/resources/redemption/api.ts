@@ -1,4 +1,4 @@
-import type { RedemptionCreateBody, RedemptionUpdateBody, RedemptionView } from '@modelgate/contracts'
+import type { REDEMPTION_STATUS, RedemptionCreateBody, RedemptionUpdateBody, RedemptionView } from '@modelgate/contracts'
 import { del, get, type Page, post, put } from '../../api/client'
 
 /** A page of codes, newest first; a keyword (an id, or part of a name) uses the search endpoint. */
@@ -23,7 +23,7 @@ export async function updateRedemption (body: RedemptionUpdateBody): Promise<Red
 }
 
 /** 1 enables, 2 disables; a used code is refused by the server. */
-export async function setRedemptionStatus (id: number, status: 1 | 2): Promise<RedemptionView> {
+export async function setRedemptionStatus (id: number, status: typeof REDEMPTION_STATUS.unused | typeof REDEMPTION_STATUS.disabled): Promise<RedemptionView> {
   return await put<RedemptionView>('/api/redemption/', { id, status }, { status_only: true })
 }
 

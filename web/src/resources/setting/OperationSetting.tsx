@@ -1,5 +1,6 @@
 import Stack from '@mui/material/Stack'
 import { useTranslation } from 'react-i18next'
+import { CheckinSettingCard } from '../settings-admin/CheckinSettingCard'
 import { ClearLogs } from '../settings-admin/ClearLogs'
 import { ModelRatioCard } from '../settings-admin/ModelRatioCard'
 import { FieldsCard } from '../settings-admin/OptionCard'
@@ -65,6 +66,7 @@ function OperationCards () {
         title={t('settingsAdmin.cards.log')}
         fields={[
           { kind: 'switch', key: 'LogConsumeEnabled', label: t('settingsAdmin.fields.LogConsumeEnabled'), help: t('settingsAdmin.help.LogConsumeEnabled') },
+          { kind: 'switch', key: 'ErrorLogEnabled', label: t('settingsAdmin.fields.ErrorLogEnabled'), help: t('settingsAdmin.help.ErrorLogEnabled') },
           { kind: 'number', key: 'LogRetentionDays', label: t('settingsAdmin.fields.LogRetentionDays'), help: t('settingsAdmin.help.LogRetentionDays'), min: 0, max: 36500, integer: true },
           { kind: 'number', key: 'AuditLogRetentionDays', label: t('settingsAdmin.fields.AuditLogRetentionDays'), help: t('settingsAdmin.help.AuditLogRetentionDays'), min: 0, max: 36500, integer: true }
         ]}
@@ -118,6 +120,7 @@ function OperationCards () {
           { kind: 'number', key: 'QuotaForInvitee', label: t('settingsAdmin.fields.QuotaForInvitee'), help: worth, min: 0, integer: true }
         ]}
       />
+      <CheckinSettingCard worth={worth} />
       <FieldsCard
         id='chats'
         title={t('settingsAdmin.cards.chats')}

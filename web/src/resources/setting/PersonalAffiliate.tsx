@@ -13,24 +13,24 @@ import { get, post } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
 import { renderNumber, renderQuota } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { PersonalCard, PersonalStat } from './PersonalCard'
+
+/** The caller's invitation code. */
+const affCode = async (): Promise<string> => await get<string>('/api/user/aff')
 
 /** Invite link, invitation rewards, and moving the reward into the balance. */
 export function PersonalAffiliate ({ self, onTransferred }: { self: UserView, onTransferred: () => void }) {
   const { t } = useTranslation()
   const { status } = useStatus()
   const notify = useNotify()
-  const [code, setCode] = useState<string | undefined>()
+  const { data: code } = useLoad(affCode)
   const [amount, setAmount] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   // The smallest transfer is one currency unit's worth of quota (QuotaPerUnit, docs/domain.md).
   const min = Math.max(1, Math.trunc(status?.quota_per_unit ?? 500_000))
 
-  useEffect(() => {
-    let live = true
-    get<string>('/api/user/aff').then((c) => { if (live) setCode(c) }, (err: unknown) => { if (live) notify.error(err) })
-    return () => { live = false }
-  }, [notify])
   useEffect(() => { setAmount(String(self.aff_quota)) }, [self.aff_quota])
 
   const link = code === undefined ? '' : `${window.location.origin}/register?aff=${encodeURIComponent(code)}`
@@ -41,16 +41,11 @@ export function PersonalAffiliate ({ self, onTransferred }: { self: UserView, on
     e.preventDefault()
     if (!valid || value < min) { notify.warning(t('setting.personal.aff.tooSmall', { min: renderQuota(min, status) })); return }
     if (value > self.aff_quota) { notify.warning(t('setting.personal.aff.tooLarge', { max: renderQuota(self.aff_quota, status) })); return }
-    setBusy(true)
-    try {
+    await act(async () => {
       await post<{ quota: number, aff_quota: number }>('/api/user/aff_transfer', { quota: value })
       notify.success(t('setting.personal.aff.transferred', { value: renderQuota(value, status) }))
       onTransferred()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (

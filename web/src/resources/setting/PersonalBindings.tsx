@@ -16,6 +16,7 @@ import { requestEnvelope } from '../../api/client'
 import { useStatus } from '../../api/useStatus'
 import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
+import { useAction } from '../../lib/useAction'
 import { CustomOAuthBindingRows } from '../custom-oauth/PersonalBindings'
 import { PersonalCard } from './PersonalCard'
 import { authorizeUrl, PersonalTelegramWidget, PersonalTurnstile, type TelegramAnswer } from './PersonalWidgets'
@@ -178,21 +179,15 @@ function EmailDialog ({ onClose, onBound }: DialogProps) {
 function WeChatDialog ({ onClose, onBound }: DialogProps) {
   const { t } = useTranslation()
   const { status } = useStatus()
-  const notify = useNotify()
   const [code, setCode] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   const bind = async (e: FormEvent) => {
     e.preventDefault()
     if (code.trim() === '') return
-    setBusy(true)
-    try {
+    await act(async () => {
       const res = await requestEnvelope<UserView>('GET', '/api/oauth/wechat/bind', { query: { code: code.trim() } })
       onBound(res.data, t('setting.personal.bind.wechatBound'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <Dialog open onClose={onClose} fullWidth maxWidth='xs' slotProps={{ paper: { component: 'form', onSubmit: (e: FormEvent) => { void bind(e) } } }}>

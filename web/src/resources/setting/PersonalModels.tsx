@@ -3,27 +3,21 @@ import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
-import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { get } from '../../api/client'
 import { useNotify } from '../../components/Notify'
+import { useLoad } from '../../lib/useLoad'
 import { PersonalCard } from './PersonalCard'
+
+/** The models of the caller's group. */
+const userModels = async (): Promise<string[]> => await get<string[]>('/api/user/models')
 
 /** The models of the user's group, as chips that copy their name. */
 export function PersonalModels () {
   const { t } = useTranslation()
   const notify = useNotify()
-  const [models, setModels] = useState<string[] | undefined>()
-  const [failed, setFailed] = useState(false)
-  useEffect(() => {
-    let live = true
-    get<string[]>('/api/user/models').then((m) => { if (live) setModels(m) }, (err: unknown) => {
-      if (!live) return
-      setFailed(true)
-      notify.error(err)
-    })
-    return () => { live = false }
-  }, [notify])
+  const { data: models, error } = useLoad(userModels)
+  const failed = error !== undefined
   return (
     <PersonalCard
       title={t('setting.personal.models.title')}

@@ -1,4 +1,4 @@
-import type { PasskeyList, PasskeyView } from '@modelgate/contracts'
+import type { PasskeyView } from '@modelgate/contracts'
 import { PASSKEY_NAME_MAX } from '@modelgate/contracts'
 import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
@@ -15,12 +15,14 @@ import Stack from '@mui/material/Stack'
 import TextField from '@mui/material/TextField'
 import Typography from '@mui/material/Typography'
 import KeyIcon from '@mui/icons-material/KeyOutlined'
-import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
 import { formatTime } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { deletePasskey, listPasskeys, renamePasskey } from '../passkey/api'
 import { addPasskey, passkeysSupported } from '../passkey/ceremony'
 import { PersonalCard } from './PersonalCard'
@@ -81,19 +83,11 @@ export function PersonalPasskeys () {
   const notify = useNotify()
   const { withVerification } = useVerification()
   const [confirm, confirmDialog] = useConfirm()
-  const [list, setList] = useState<PasskeyList | undefined>()
-  const [failed, setFailed] = useState(false)
+  const { data: list, error, reload } = useLoad(listPasskeys)
+  const failed = error !== undefined
   const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'rename', passkey: PasskeyView } | undefined>()
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction(reload)
   const supported = passkeysSupported()
-
-  const reload = useCallback(() => {
-    listPasskeys().then((l) => { setList(l); setFailed(false) }, (err: unknown) => {
-      setFailed(true)
-      notify.error(err)
-    })
-  }, [notify])
-  useEffect(() => { reload() }, [reload])
 
   const add = async (name: string) => {
     await addPasskey(name, withVerification)
@@ -111,16 +105,7 @@ export function PersonalPasskeys () {
   const remove = async (passkey: PasskeyView) => {
     const ok = await confirm({ title: t('passkey.removeTitle'), body: t('passkey.removeBody', { name: passkey.name }), action: t('passkey.remove'), danger: true })
     if (!ok) return
-    setBusy(true)
-    try {
-      await withVerification(async () => { await deletePasskey(passkey.id) })
-      notify.success(t('passkey.removed'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-      reload()
-    }
+    await act(async () => { await withVerification(async () => { await deletePasskey(passkey.id) }) }, { done: t('passkey.removed'), reload: 'always' })
   }
 
   const canAdd = list?.available === true && supported

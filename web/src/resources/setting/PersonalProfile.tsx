@@ -12,6 +12,7 @@ import { useStatus } from '../../api/useStatus'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { renderNumber, renderQuota } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
 import { PersonalCard, PersonalStat } from './PersonalCard'
 
 /** Username, display name (editable), group, role, balance, used quota and request count. */
@@ -22,13 +23,12 @@ export function PersonalProfile ({ self, onChange }: { self: UserView, onChange:
   const notify = useNotify()
   const [editing, setEditing] = useState(false)
   const [name, setName] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   const role = self.role >= ROLES.root ? t('setting.personal.profile.roleRoot') : self.role >= ROLES.admin ? t('setting.personal.profile.roleAdmin') : t('setting.personal.profile.roleUser')
 
   const save = async (e: FormEvent) => {
     e.preventDefault()
-    setBusy(true)
-    try {
+    await act(async () => {
       const res = await requestEnvelope<UserView>('PUT', '/api/user/self', { body: { display_name: name.trim() } })
       if (res.data !== undefined) {
         onChange(res.data)
@@ -37,11 +37,7 @@ export function PersonalProfile ({ self, onChange }: { self: UserView, onChange:
       }
       notify.success(res.message !== '' ? res.message : t('setting.personal.profile.updated'))
       setEditing(false)
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (

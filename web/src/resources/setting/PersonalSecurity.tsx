@@ -18,6 +18,7 @@ import { get, requestEnvelope } from '../../api/client'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
+import { useAction } from '../../lib/useAction'
 import { PersonalCard } from './PersonalCard'
 
 /** Password length limits (docs/domain.md). */
@@ -29,18 +30,13 @@ export function PersonalAccessToken ({ self }: { self: UserView }) {
   const { t } = useTranslation()
   const notify = useNotify()
   const [token, setToken] = useState<string | undefined>()
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   const generate = async () => {
-    setBusy(true)
-    try {
+    await act(async () => {
       const value = await get<string>('/api/user/token')
       setToken(value)
       await notify.copy(value, t('setting.personal.token.resetCopied'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <PersonalCard title={t('setting.personal.token.title')} testId='personal-token'>
@@ -81,7 +77,7 @@ export function PersonalPassword () {
   const [original, setOriginal] = useState('')
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   const lengthWrong = password !== '' && (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX)
   const mismatch = confirm !== '' && confirm !== password
 
@@ -89,8 +85,7 @@ export function PersonalPassword () {
     e.preventDefault()
     if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) { notify.warning(t('setting.personal.password.length')); return }
     if (password !== confirm) { notify.warning(t('setting.personal.password.mismatch')); return }
-    setBusy(true)
-    try {
+    await act(async () => {
       // The server starts a fresh session for this browser; other sessions end.
       // A fresh secure verification is needed; the dialog asks for it when due, then the change is sent again.
       const res = await withVerification(async () => await requestEnvelope<UserView>('PUT', '/api/user/self', { body: { password, original_password: original } }))
@@ -100,11 +95,7 @@ export function PersonalPassword () {
       setOriginal('')
       setPassword('')
       setConfirm('')
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <PersonalCard title={t('setting.personal.password.title')} testId='personal-password'>

@@ -8,12 +8,13 @@ import Divider from '@mui/material/Divider'
 import Stack from '@mui/material/Stack'
 import Typography from '@mui/material/Typography'
 import ComputerIcon from '@mui/icons-material/ComputerOutlined'
-import { useCallback, useEffect, useState } from 'react'
+import {  } from 'react'
 import { useTranslation } from 'react-i18next'
 import { get, requestEnvelope } from '../../api/client'
 import { useConfirm } from '../../components/Confirm'
-import { useNotify } from '../../components/Notify'
 import { formatTime } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { PersonalCard } from './PersonalCard'
 
 /** The signed-in sessions of the account: this one first, then the others most recently seen first. */
@@ -34,34 +35,17 @@ async function revokeOtherSessions (): Promise<string> {
 /** Where the account is signed in, with a way to sign any other session out. */
 export function PersonalSessions () {
   const { t } = useTranslation()
-  const notify = useNotify()
   const [confirm, confirmDialog] = useConfirm()
-  const [sessions, setSessions] = useState<SessionView[] | undefined>()
-  const [failed, setFailed] = useState(false)
-  const [busy, setBusy] = useState(false)
-
-  const reload = useCallback(() => {
-    listSessions().then((s) => { setSessions(s); setFailed(false) }, (err: unknown) => {
-      setFailed(true)
-      notify.error(err)
-    })
-  }, [notify])
-  useEffect(() => { reload() }, [reload])
+  const { data: sessions, error, reload } = useLoad(listSessions)
+  const failed = error !== undefined
+  const { act, busy } = useAction(reload)
 
   const device = (s: SessionView): string => s.browser !== '' && s.os !== ''
     ? t('setting.personal.sessions.device', { browser: s.browser, os: s.os })
     : s.browser !== '' ? s.browser : s.os !== '' ? s.os : t('setting.personal.sessions.unknownDevice')
 
   const revoke = async (s: SessionView) => {
-    setBusy(true)
-    try {
-      notify.success(await revokeSession(s.id))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-      reload()
-    }
+    await act(async () => await revokeSession(s.id), { done: (message) => message, reload: 'always' })
   }
 
   const revokeOthers = async () => {
@@ -72,15 +56,7 @@ export function PersonalSessions () {
       danger: true
     })
     if (!ok) return
-    setBusy(true)
-    try {
-      notify.success(await revokeOtherSessions())
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-      reload()
-    }
+    await act(revokeOtherSessions, { done: (message) => message, reload: 'always' })
   }
 
   const others = sessions?.filter((s) => !s.current).length ?? 0

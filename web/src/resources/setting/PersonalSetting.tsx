@@ -3,9 +3,10 @@ import Alert from '@mui/material/Alert'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import CircularProgress from '@mui/material/CircularProgress'
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useAuth } from '../../auth/AuthContext'
+import { useLoad } from '../../lib/useLoad'
 import { PersonalAffiliate } from './PersonalAffiliate'
 import { PersonalBindings } from './PersonalBindings'
 import { PersonalModels } from './PersonalModels'
@@ -19,13 +20,9 @@ import { PersonalTwoFactor } from './PersonalTwoFactor'
 export default function PersonalSetting () {
   const { t } = useTranslation()
   const { refresh, signIn } = useAuth()
-  const [self, setSelf] = useState<UserView | undefined>()
-  const [error, setError] = useState<string | undefined>()
-
-  const reload = useCallback(() => {
-    refresh().then((u) => { setSelf(u); setError(undefined) }, (err: unknown) => { setError(err instanceof Error ? err.message : String(err)) })
-  }, [refresh])
-  useEffect(() => { reload() }, [reload])
+  // A failure shows in place of the tab, with a retry.
+  const { data: self, setData: setSelf, error: failure, reload } = useLoad(refresh, { quiet: true })
+  const error = failure === undefined ? undefined : failure instanceof Error ? failure.message : String(failure)
   const changed = useCallback((u: UserView) => { setSelf(u); signIn(u) }, [signIn])
 
   if (error !== undefined && self === undefined) {

@@ -57,6 +57,37 @@ function SystemCards () {
         ]}
       />
       <FieldsCard
+        id='stripe'
+        title={t('settingsAdmin.cards.stripe')}
+        description={`${t('settingsAdmin.cards.stripeHelp')} ${t('settingsAdmin.stripe.webhook', { url: `${base}/api/stripe/webhook` })}`}
+        check={() => server === '' ? t('settingsAdmin.payment.serverFirst') : undefined}
+        fields={[
+          { kind: 'secret', key: 'StripeApiSecret', label: t('settingsAdmin.fields.StripeApiSecret') },
+          { kind: 'secret', key: 'StripeWebhookSecret', label: t('settingsAdmin.fields.StripeWebhookSecret') },
+          { kind: 'text', key: 'StripePriceId', label: t('settingsAdmin.fields.StripePriceId'), help: t('settingsAdmin.help.StripePriceId'), placeholder: 'price_...' },
+          { kind: 'text', key: 'StripeCurrency', label: t('settingsAdmin.fields.StripeCurrency'), help: t('settingsAdmin.help.StripeCurrency'), placeholder: 'usd' },
+          { kind: 'number', key: 'StripeUnitPrice', label: t('settingsAdmin.fields.StripeUnitPrice'), help: t('settingsAdmin.help.StripeUnitPrice'), min: 0 },
+          { kind: 'number', key: 'StripeMinTopUp', label: t('settingsAdmin.fields.StripeMinTopUp'), min: 0, integer: true },
+          { kind: 'text', key: 'StripeApiBase', label: t('settingsAdmin.fields.StripeApiBase'), help: t('settingsAdmin.help.StripeApiBase'), placeholder: 'https://api.stripe.com', url: true },
+          { kind: 'switch', key: 'StripePromotionCodesEnabled', label: t('settingsAdmin.fields.StripePromotionCodesEnabled') },
+          { kind: 'switch', key: 'StripeRefundDeductsQuota', label: t('settingsAdmin.fields.StripeRefundDeductsQuota'), help: t('settingsAdmin.help.StripeRefundDeductsQuota') }
+        ]}
+      />
+      <FieldsCard
+        id='creem'
+        title={t('creem.settings.title')}
+        description={`${t('creem.settings.help')} ${t('creem.settings.webhook', { url: `${base}/api/creem/webhook` })}`}
+        check={() => server === '' ? t('settingsAdmin.payment.serverFirst') : undefined}
+        fields={[
+          { kind: 'secret', key: 'CreemApiKey', label: t('creem.settings.apiKey') },
+          { kind: 'secret', key: 'CreemWebhookSecret', label: t('creem.settings.webhookSecret') },
+          { kind: 'switch', key: 'CreemTestMode', label: t('creem.settings.testMode'), help: t('creem.settings.testModeHelp') },
+          { kind: 'switch', key: 'CreemRefundDeductsQuota', label: t('creem.settings.refundDeducts'), help: t('creem.settings.refundDeductsHelp') },
+          { kind: 'text', key: 'CreemApiBase', label: t('creem.settings.apiBase'), help: t('creem.settings.apiBaseHelp'), placeholder: 'https://api.creem.io', url: true },
+          { kind: 'json', key: 'CreemProducts', label: t('creem.settings.products'), help: t('creem.settings.productsHelp'), rule: { shape: 'array' }, rows: 6, placeholder: '[{"name": "Starter", "productId": "prod_...", "price": 4.99, "currency": "USD", "quota": 500000}]' }
+        ]}
+      />
+      <FieldsCard
         id='login'
         title={t('settingsAdmin.cards.login')}
         fields={[

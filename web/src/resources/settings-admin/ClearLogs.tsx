@@ -11,6 +11,7 @@ import { useNotify } from '../../components/Notify'
 import { formatTime } from '../../lib/format'
 import { clearLogsBefore } from './api'
 import { useConfirm } from '../../components/Confirm'
+import { useAction } from '../../lib/useAction'
 
 /** Deletes every log created before a chosen time, after a confirmation, and tells how many went. */
 export function ClearLogs () {
@@ -18,7 +19,7 @@ export function ClearLogs () {
   const notify = useNotify()
   const [confirm, dialog] = useConfirm()
   const [before, setBefore] = useState(() => dayjs().subtract(1, 'month').format('YYYY-MM-DDTHH:mm'))
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   const [cleared, setCleared] = useState<number>()
 
   const clear = async () => {
@@ -35,16 +36,11 @@ export function ClearLogs () {
       danger: true
     })
     if (!ok) return
-    setBusy(true)
-    try {
+    await act(async () => {
       const { count, message } = await clearLogsBefore(timestamp)
       setCleared(count)
       notify.success(message !== '' ? message : t('settingsAdmin.log.cleared', { n: count }))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (

@@ -45,6 +45,8 @@ export default defineCatalogue('settingsAdmin', {
     workerHelp: 'Not used yet: this gateway does not fetch user-supplied URLs; image and file links in requests go to the upstream as sent. The address and key are stored for compatibility with new-api.',
     payment: 'Payment',
     paymentHelp: 'Online top-up through an epay-compatible gateway. It is offered once the address, merchant ID and key are set.',
+    stripe: 'Stripe',
+    stripeHelp: 'Card payment through Stripe Checkout. It is offered once the secret key and the webhook signing secret are set.',
     login: 'Login and registration',
     whitelist: 'Email domain whitelist',
     smtp: 'SMTP',
@@ -56,7 +58,7 @@ export default defineCatalogue('settingsAdmin', {
     telegram: 'Telegram login',
     telegramHelp: 'Create a bot with @BotFather and set this site\'s domain with /setdomain.',
     turnstile: 'Turnstile',
-    turnstileHelp: 'Cloudflare Turnstile keys; the check applies to login, registration and mail requests when switched on.',
+    turnstileHelp: 'Cloudflare Turnstile keys; the check applies to login, registration, mail requests and daily check-in when switched on.',
     brand: 'System name and logo',
     notice: 'Notice',
     home: 'Home page content',
@@ -83,6 +85,7 @@ export default defineCatalogue('settingsAdmin', {
     CheckSensitiveOnPromptEnabled: 'Check prompts',
     SensitiveWords: 'Sensitive words',
     LogConsumeEnabled: 'Log consumption',
+    ErrorLogEnabled: 'Log errors',
     LogRetentionDays: 'Keep logs for (days)',
     AuditLogRetentionDays: 'Keep the audit trail for (days)',
     DataExportEnabled: 'Data dashboard',
@@ -120,6 +123,15 @@ export default defineCatalogue('settingsAdmin', {
     MinTopUp: 'Minimum top-up (dollars)',
     TopupGroupRatio: 'Top-up group ratios',
     CustomCallbackAddress: 'Callback address',
+    StripeApiSecret: 'Secret key',
+    StripeWebhookSecret: 'Webhook signing secret',
+    StripePriceId: 'Price ID',
+    StripeCurrency: 'Currency',
+    StripeUnitPrice: 'Price per dollar of quota',
+    StripeMinTopUp: 'Minimum top-up (dollars)',
+    StripeApiBase: 'API address',
+    StripePromotionCodesEnabled: 'Promotion codes',
+    StripeRefundDeductsQuota: 'Refunds take the quota back',
     PasswordLoginEnabled: 'Password login',
     PasswordRegisterEnabled: 'Password registration',
     RegisterEnabled: 'Registration',
@@ -166,6 +178,7 @@ export default defineCatalogue('settingsAdmin', {
     MjActionCheckSuccessEnabled: 'Upscale and variation are refused until the task they start from has succeeded.',
     SensitiveWords: 'One word per line.',
     LogConsumeEnabled: 'Keep a log entry for every billed request.',
+    ErrorLogEnabled: 'Also log requests refused once their key is known (such as a model without a price), charging nothing.',
     LogRetentionDays: 'Older logs are deleted every day; 0 keeps them for ever.',
     AuditLogRetentionDays: 'Audit entries go a whole month at a time, once the whole month is older; 0 keeps them for ever. Default 365.',
     DataExportEnabled: 'Sum usage into the data dashboard.',
@@ -192,6 +205,11 @@ export default defineCatalogue('settingsAdmin', {
     Price: 'Local currency charged per dollar of quota.',
     MinTopUp: 'The smallest online top-up.',
     CustomCallbackAddress: 'Where the payment gateway sends its notice; blank uses the server address.',
+    StripePriceId: 'Optional: a Stripe Price sold once per dollar (the group ratios then do not apply). Blank sends the computed sum.',
+    StripeCurrency: 'Three-letter ISO code, for example usd.',
+    StripeUnitPrice: 'Charged per dollar of quota, in the currency above.',
+    StripeApiBase: 'Blank uses Stripe\'s own API. Private addresses are allowed, cloud metadata addresses refused.',
+    StripeRefundDeductsQuota: 'On: a refund or a lost dispute deducts the credited quota from the balance.',
     TopupGroupRatio: 'Group name to top-up price multiplier, for example {"vip": 0.9}.',
     RegisterEnabled: 'Off: nobody can create a new account, whatever the method.',
     TwoFactorRequiredForAdmins: 'On: an administrator (or the super admin) without two-factor authentication can only set it up, read their profile and sign out until it is on.',
@@ -226,6 +244,9 @@ export default defineCatalogue('settingsAdmin', {
   },
   payment: {
     serverFirst: 'Set the server address (System, General) before the payment settings'
+  },
+  stripe: {
+    webhook: 'Webhook endpoint to add in Stripe: {{url}} (events checkout.session.completed, checkout.session.async_payment_succeeded, charge.refunded, charge.dispute.closed).'
   },
   whitelist: {
     on: 'Registration accepts only these domains.',
@@ -272,6 +293,14 @@ export default defineCatalogue('settingsAdmin', {
     emptyPreview: 'Nothing to show',
     framed: 'The page will show {{url}} in a frame.',
     logoPreview: 'Logo preview'
+  },
+  checkin: {
+    title: 'Daily check-in',
+    description: 'Users check in once a day on the wallet page and receive a random reward between the minimum and the maximum (quota units). Days follow UTC.',
+    enabled: 'Enable daily check-in',
+    minQuota: 'Minimum reward',
+    maxQuota: 'Maximum reward',
+    minAboveMax: 'The minimum reward cannot be above the maximum'
   }
 }, {
   saved: '保存成功',
@@ -317,6 +346,8 @@ export default defineCatalogue('settingsAdmin', {
     workerHelp: '暂未使用：本网关不会获取用户提供的链接，请求中的图片和文件链接按原样交给上游。地址和密钥仅为兼容 new-api 而保存。',
     payment: '支付设置',
     paymentHelp: '通过易支付兼容网关在线充值。地址、商户号和密钥都设置后才会开放。',
+    stripe: 'Stripe',
+    stripeHelp: '通过 Stripe Checkout 银行卡支付。密钥和 Webhook 签名密钥都设置后才会开放。',
     login: '登录注册',
     whitelist: '邮箱域名白名单',
     smtp: 'SMTP 设置',
@@ -328,7 +359,7 @@ export default defineCatalogue('settingsAdmin', {
     telegram: 'Telegram 登录',
     telegramHelp: '用 @BotFather 创建机器人，并用 /setdomain 设置本站域名。',
     turnstile: 'Turnstile',
-    turnstileHelp: 'Cloudflare Turnstile 密钥；开启后登录、注册和发送邮件时需要通过校验。',
+    turnstileHelp: 'Cloudflare Turnstile 密钥；开启后登录、注册、发送邮件和每日签到时需要通过校验。',
     brand: '系统名称与 Logo',
     notice: '公告',
     home: '首页内容',
@@ -355,6 +386,7 @@ export default defineCatalogue('settingsAdmin', {
     CheckSensitiveOnPromptEnabled: '检查提示词',
     SensitiveWords: '屏蔽词',
     LogConsumeEnabled: '记录消费日志',
+    ErrorLogEnabled: '记录错误日志',
     LogRetentionDays: '日志保留天数',
     AuditLogRetentionDays: '审计日志保留天数',
     DataExportEnabled: '数据看板',
@@ -392,6 +424,15 @@ export default defineCatalogue('settingsAdmin', {
     MinTopUp: '最低充值（美元）',
     TopupGroupRatio: '充值分组倍率',
     CustomCallbackAddress: '回调地址',
+    StripeApiSecret: '密钥',
+    StripeWebhookSecret: 'Webhook 签名密钥',
+    StripePriceId: '价格 ID',
+    StripeCurrency: '货币',
+    StripeUnitPrice: '每美元额度售价',
+    StripeMinTopUp: '最低充值（美元）',
+    StripeApiBase: 'API 地址',
+    StripePromotionCodesEnabled: '优惠码',
+    StripeRefundDeductsQuota: '退款时扣回额度',
     PasswordLoginEnabled: '密码登录',
     PasswordRegisterEnabled: '密码注册',
     RegisterEnabled: '允许注册',
@@ -438,6 +479,7 @@ export default defineCatalogue('settingsAdmin', {
     MjActionCheckSuccessEnabled: '原任务成功之前，拒绝放大和变换操作。',
     SensitiveWords: '每行一个词。',
     LogConsumeEnabled: '为每个计费请求记录一条日志。',
+    ErrorLogEnabled: '令牌有效但被拒绝的请求（例如模型未设置价格）也记录日志，不扣额度。',
     LogRetentionDays: '每天删除更早的日志；0 表示永久保留。',
     AuditLogRetentionDays: '审计记录按整月删除：整个月都早于此天数后才删除；0 表示永久保留。默认 365。',
     DataExportEnabled: '将用量汇总到数据看板。',
@@ -464,6 +506,11 @@ export default defineCatalogue('settingsAdmin', {
     Price: '每一美元额度收取的本地货币金额。',
     MinTopUp: '在线充值的最低金额。',
     CustomCallbackAddress: '支付网关发送通知的地址；留空则使用服务器地址。',
+    StripePriceId: '可选：每美元额度对应的 Stripe 价格（此时不适用充值分组倍率）。留空则发送计算出的金额。',
+    StripeCurrency: '三位 ISO 货币代码，例如 usd。',
+    StripeUnitPrice: '每一美元额度收取的金额，以上面的货币计。',
+    StripeApiBase: '留空使用 Stripe 官方 API。允许私有地址，拒绝云元数据地址。',
+    StripeRefundDeductsQuota: '开启后，退款或争议败诉时从余额中扣回已充值的额度。',
     TopupGroupRatio: '分组名到充值价格倍率，例如 {"vip": 0.9}。',
     RegisterEnabled: '关闭后，任何方式都无法创建新账号。',
     TwoFactorRequiredForAdmins: '开启后，未启用两步验证的管理员（包括超级管理员）只能设置两步验证、查看个人信息和退出登录，直到启用为止。',
@@ -498,6 +545,9 @@ export default defineCatalogue('settingsAdmin', {
   },
   payment: {
     serverFirst: '请先设置服务器地址（系统设置 - 通用设置），再保存支付设置'
+  },
+  stripe: {
+    webhook: '在 Stripe 中添加的 Webhook 地址：{{url}}（事件 checkout.session.completed、checkout.session.async_payment_succeeded、charge.refunded、charge.dispute.closed）。'
   },
   whitelist: {
     on: '注册只接受这些域名。',
@@ -544,5 +594,13 @@ export default defineCatalogue('settingsAdmin', {
     emptyPreview: '没有内容',
     framed: '页面将以框架显示 {{url}}。',
     logoPreview: 'Logo 预览'
+  },
+  checkin: {
+    title: '每日签到',
+    description: '用户每天可在钱包页签到一次，随机获得最小与最大奖励之间的额度（额度单位）。签到日期按 UTC 时间计算。',
+    enabled: '启用每日签到',
+    minQuota: '最小奖励额度',
+    maxQuota: '最大奖励额度',
+    minAboveMax: '最小奖励额度不能大于最大奖励额度'
   }
 })

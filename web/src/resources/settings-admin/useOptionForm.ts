@@ -18,6 +18,8 @@ export interface SaveRules {
   validate?: Partial<Record<OptionKey, (value: string) => string | undefined>>
   /** A message when the changes as a whole may not be saved. */
   check?: (changes: readonly Change[]) => string | undefined
+  /** The order to send the changes in, when the server checks one option against another's stored value. */
+  order?: (changes: readonly Change[]) => Change[]
 }
 
 /** Values typed but not saved yet, by option. */
@@ -113,12 +115,13 @@ export function useOptionForm (): OptionForm {
       notify.error(overall)
       return false
     }
+    const ordered = rules.order?.(list) ?? list
 
     setSaving(true)
     const saved: SavedOption[] = []
     let failure: string | undefined
     // One at a time: a refused key must not hide which of the others were stored.
-    for (const [key, v] of list) {
+    for (const [key, v] of ordered) {
       try {
         const answer = await withVerification(async () => await saveOption(key, v))
         saved.push({ key, value: answer.value, sent: v })

@@ -8,7 +8,8 @@ import { isAdmin, useAuth } from '../../auth/AuthContext'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable } from '../../components/PagedTable'
 import { listTasks, type TaskQuery, type TaskRow } from './api'
-import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell, TimeCell } from './cells'
+import { TimeCell } from '../../components/columns'
+import { DurationCell, ImagePreview, LiveNote, LongTextCell, ProgressCell } from './cells'
 import { boundOf, musicDefaultStart } from './range'
 import { channelOf, type TaskFilterForm, TaskFilters } from './TaskFilters'
 import { type PreviewImage, TaskResultCell } from './TaskResult'
@@ -68,30 +69,27 @@ export default function TaskPage () {
       <PagedTable
         ariaLabel={t('task.title')}
         loading={loading}
-        head={(
-          <>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.submitTime')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.finishTime')}</TableCell>
-            <TableCell>{t('task.col.duration')}</TableCell>
-            {admin && <TableCell>{t('task.col.channel')}</TableCell>}
-            <TableCell>{t('task.col.platform')}</TableCell>
-            <TableCell>{t('task.col.action')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.taskId')}</TableCell>
-            <TableCell>{t('task.col.status')}</TableCell>
-            <TableCell>{t('task.col.progress')}</TableCell>
-            <TableCell>{t('task.col.result')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('task.col.failReason')}</TableCell>
-          </>
-        )}
+        columns={[
+          { label: 'task.col.submitTime', nowrap: true },
+          { label: 'task.col.finishTime', nowrap: true },
+          { label: 'task.col.duration' },
+          { label: 'task.col.channel', when: admin },
+          { label: 'task.col.platform' },
+          { label: 'task.col.action' },
+          { label: 'task.col.taskId', nowrap: true },
+          { label: 'task.col.status' },
+          { label: 'task.col.progress' },
+          { label: 'task.col.result' },
+          { label: 'task.col.failReason', nowrap: true }
+        ]}
         empty={items.length === 0 && !loading}
         emptyText={t('task.empty')}
-        columns={admin ? 11 : 10}
         paging={paging}
       >
         {items.map((row: TaskRow) => (
           <TableRow hover key={row.id} data-testid={`task-row-${row.task_id}`}>
-            <TimeCell seconds={row.submit_time} />
-            <TimeCell seconds={row.finish_time} />
+            <TimeCell seconds={row.submit_time} none='—' />
+            <TimeCell seconds={row.finish_time} none='—' />
             <DurationCell submit={row.submit_time} finish={row.finish_time} />
             {admin && <TableCell>{row.channel_id ?? '—'}</TableCell>}
             <TableCell><PlatformLabel platform={row.platform} /></TableCell>

@@ -14,7 +14,6 @@ import Tooltip from '@mui/material/Tooltip'
 import Typography from '@mui/material/Typography'
 import { type MouseEvent, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { formatTime } from '../../lib/format'
 import { durationOf } from './range'
 import { percentOf } from './results'
 import { LIVE_REFRESH_MS } from './useLiveRefresh'
@@ -54,11 +53,6 @@ export function LongTextCell ({ text, label, color, width = 220 }: { text: strin
       <LongText text={text} label={label} color={color} />
     </TableCell>
   )
-}
-
-/** Unix seconds as local time; 0 is "not yet". */
-export function TimeCell ({ seconds }: { seconds: number }) {
-  return <TableCell sx={{ whiteSpace: 'nowrap' }}>{seconds > 0 ? formatTime(seconds) : '—'}</TableCell>
 }
 
 /** Submit to finish in seconds, coloured as the log durations are (docs/domain.md). */

@@ -16,6 +16,8 @@ import { FormDrawer } from '../../components/FormDrawer'
 import { MultiSelect } from '../../components/MultiSelect'
 import { useNotify } from '../../components/Notify'
 import { renderQuota } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { useRecord } from '../../lib/useRecord'
 import { createTokens, getToken, type GroupInfo, updateToken, userGroups, userModels } from './api'
 import {
@@ -34,6 +36,8 @@ import {
   validate
 } from './form'
 
+const NO_GROUPS: Record<string, GroupInfo> = {}
+
 export interface TokenDrawerProps {
   open: boolean
   /** The token to edit; undefined creates. */
@@ -51,21 +55,18 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
   const creating = tokenId === undefined
   const [form, setForm] = useState<TokenForm>(emptyForm)
   const [errors, setErrors] = useState<FormErrors>({})
-  const [saving, setSaving] = useState(false)
-  const [models, setModels] = useState<string[]>([])
-  const [groups, setGroups] = useState<Record<string, GroupInfo>>({})
+  const { act, busy: saving } = useAction()
+  // Read each time the drawer opens.
+  const models = useLoad(open ? userModels : undefined, { initial: [] }).data
+  const groups = useLoad(open ? userGroups : undefined, { initial: NO_GROUPS }).data
   // Until the token's values are in (waiting), the fields stay hidden: typing into the empty form would be overwritten.
   const { record: original, loading, waiting } = useRecord(open, tokenId, getToken, { onLoad: (token) => { setForm(formOf(token)) }, onFail: onClose })
 
   useEffect(() => {
     if (!open) return
-    let live = true
     setErrors({})
     setForm(emptyForm())
-    userModels().then((m) => { if (live) setModels(m) }, (err: unknown) => { if (live) notify.error(err) })
-    userGroups().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
-    return () => { live = false }
-  }, [open, tokenId, notify])
+  }, [open, tokenId])
 
   const set = <K extends keyof TokenForm>(key: K, value: TokenForm[K]) => {
     setForm((f) => ({ ...f, [key]: value }))
@@ -81,8 +82,7 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
       notify.error(t('token.form.fixErrors'))
       return
     }
-    setSaving(true)
-    try {
+    await act(async () => {
       const body = bodyOf(form)
       if (creating) {
         onSaved(await createTokens({ ...body, count: countOf(form) }))
@@ -93,11 +93,7 @@ export function TokenDrawer ({ open, tokenId, onClose, onSaved }: TokenDrawerPro
         notify.success(t('token.updated'))
         onSaved(undefined)
       }
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   const quota = Number(form.quota)

@@ -1,7 +1,6 @@
 import { type CreatedTokenView, TOKEN_STATUS, type TokenView } from '@modelgate/contracts'
 import Button from '@mui/material/Button'
 import Stack from '@mui/material/Stack'
-import TableCell from '@mui/material/TableCell'
 import TextField from '@mui/material/TextField'
 import AddIcon from '@mui/icons-material/Add'
 import ContentCopyIcon from '@mui/icons-material/ContentCopy'
@@ -12,6 +11,8 @@ import { useConfirm } from '../../components/Confirm'
 import { useNotify } from '../../components/Notify'
 import { PageTitle } from '../../components/PageTitle'
 import { PagedTable, SelectAllCell } from '../../components/PagedTable'
+import { useAction } from '../../lib/useAction'
+import { useDrawer } from '../../lib/useDrawer'
 import { usePagedList } from '../../lib/usePagedList'
 import { useSelection } from '../../lib/useSelection'
 import { deleteToken, listTokens, revealKey, setTokenStatus } from './api'
@@ -28,7 +29,6 @@ export default function TokenPage () {
   const [keywordInput, setKeywordInput] = useState('')
   const [keyInput, setKeyInput] = useState('')
   const [filter, setFilter] = useState<Filter>({ keyword: '', key: '' })
-  const [drawer, setDrawer] = useState<{ open: boolean, id: number | undefined }>({ open: false, id: undefined })
   const [created, setCreated] = useState<CreatedTokenView[] | undefined>()
   const [shownKey, setShownKey] = useState<{ name: string, key: string } | undefined>()
   const [confirm, confirmDialog] = useConfirm()
@@ -36,6 +36,8 @@ export default function TokenPage () {
   const selection = useSelection<number>()
   // Each page arrives with nothing selected.
   const { items, loading, setPage, reload, paging } = usePagedList(load, { onLoad: selection.clear })
+  const { act } = useAction(reload)
+  const drawer = useDrawer(reload)
 
   const search = (e: FormEvent) => {
     e.preventDefault()
@@ -50,60 +52,36 @@ export default function TokenPage () {
       notify.warning(t('common.noneSelected'))
       return
     }
-    try {
+    await act(async () => {
       const lines = await Promise.all(rows.map(async (row) => `${row.name}    ${await revealKey(row.id)}`))
       await notify.copy(lines.join('\n'), t('token.copiedSelected', { count: rows.length }))
-    } catch (err) {
-      notify.error(err)
-    }
+    }, { reload: 'never' })
   }
 
   const viewKey = async (row: TokenView) => {
-    try {
-      setShownKey({ name: row.name, key: await revealKey(row.id) })
-    } catch (err) {
-      notify.error(err)
-    }
+    await act(async () => { setShownKey({ name: row.name, key: await revealKey(row.id) }) }, { reload: 'never' })
   }
 
   const copyKey = async (row: TokenView) => {
-    try {
-      await notify.copy(await revealKey(row.id), t('token.keyCopied'))
-    } catch (err) {
-      notify.error(err)
-    }
+    await act(async () => { await notify.copy(await revealKey(row.id), t('token.keyCopied')) }, { reload: 'never' })
   }
 
   const toggle = async (row: TokenView) => {
     const enabling = row.status !== TOKEN_STATUS.enabled
-    try {
-      await setTokenStatus(row.id, enabling ? 1 : 2)
-      notify.success(enabling ? t('token.enabled') : t('token.disabled'))
-      reload()
-    } catch (err) {
-      // An expired or exhausted token stays as it is: the server says why.
-      notify.error(err)
-    }
+    // An expired or exhausted token stays as it is: the server says why.
+    await act(async () => await setTokenStatus(row.id, enabling ? TOKEN_STATUS.enabled : TOKEN_STATUS.disabled), { done: enabling ? t('token.enabled') : t('token.disabled') })
   }
 
   const remove = async (row: TokenView) => {
     const ok = await confirm({ title: t('token.deleteTitle'), body: t('token.deleteBody', { name: row.name }), action: t('common.delete'), danger: true })
-    if (!ok) return
-    try {
-      await deleteToken(row.id)
-      notify.success(t('token.deleted'))
-      reload()
-    } catch (err) {
-      notify.error(err)
-    }
+    if (ok) await act(async () => { await deleteToken(row.id) }, { done: t('token.deleted') })
   }
 
-  const closeDrawer = useCallback(() => { setDrawer((d) => ({ ...d, open: false })) }, [])
+  const { saved: closeAndReload } = drawer
   const saved = useCallback((made: CreatedTokenView[] | undefined) => {
-    setDrawer((d) => ({ ...d, open: false }))
+    closeAndReload()
     if (made !== undefined) setCreated(made)
-    reload()
-  }, [reload])
+  }, [closeAndReload])
 
   return (
     <Stack spacing={2}>
@@ -113,27 +91,24 @@ export default function TokenPage () {
         <TextField size='small' label={t('token.searchKey')} value={keyInput} onChange={(e) => { setKeyInput(e.target.value) }} sx={{ flex: 1, minWidth: 0 }} />
         <Stack direction='row' spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
           <Button type='submit' variant='outlined' startIcon={<SearchIcon />}>{t('common.search')}</Button>
-          <Button variant='contained' startIcon={<AddIcon />} onClick={() => { setDrawer({ open: true, id: undefined }) }}>{t('token.add')}</Button>
+          <Button variant='contained' startIcon={<AddIcon />} onClick={drawer.openNew}>{t('token.add')}</Button>
           <Button variant='outlined' startIcon={<ContentCopyIcon />} onClick={() => { void copySelected() }}>{t('token.copySelected')}</Button>
         </Stack>
       </Stack>
       <PagedTable
         ariaLabel={t('token.title')}
         loading={loading}
-        head={(
-          <>
-            <SelectAllCell selection={selection} shown={items.map((x) => x.id)} label={t('token.selectAll')} />
-            <TableCell>{t('token.col.name')}</TableCell>
-            <TableCell>{t('token.col.status')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.quota')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.created')}</TableCell>
-            <TableCell sx={{ whiteSpace: 'nowrap' }}>{t('token.col.expiry')}</TableCell>
-            <TableCell>{t('token.col.actions')}</TableCell>
-          </>
-        )}
+        columns={[
+          { cell: <SelectAllCell selection={selection} shown={items.map((x) => x.id)} label={t('token.selectAll')} /> },
+          { label: 'token.col.name' },
+          { label: 'token.col.status' },
+          { label: 'token.col.quota', nowrap: true },
+          { label: 'token.col.created', nowrap: true },
+          { label: 'token.col.expiry', nowrap: true },
+          { label: 'token.col.actions' }
+        ]}
         empty={items.length === 0 && !loading}
         emptyText={t('token.empty')}
-        columns={7}
         paging={paging}
       >
         {items.map((row) => (
@@ -145,13 +120,13 @@ export default function TokenPage () {
             onViewKey={() => { void viewKey(row) }}
             onCopyKey={() => { void copyKey(row) }}
             onToggle={() => { void toggle(row) }}
-            onEdit={() => { setDrawer({ open: true, id: row.id }) }}
+            onEdit={() => { drawer.openFor(row.id) }}
             onDelete={() => { void remove(row) }}
           />
         ))}
       </PagedTable>
 
-      <TokenDrawer open={drawer.open} tokenId={drawer.id} onClose={closeDrawer} onSaved={saved} />
+      <TokenDrawer open={drawer.open} tokenId={drawer.id} onClose={drawer.close} onSaved={saved} />
 
       <KeyDialog
         keys={created?.map((c) => c.full_key)}

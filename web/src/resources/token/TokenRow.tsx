@@ -1,13 +1,11 @@
 import { TOKEN_STATUS, type TokenView } from '@modelgate/contracts'
 import Checkbox from '@mui/material/Checkbox'
 import Chip from '@mui/material/Chip'
-import IconButton from '@mui/material/IconButton'
 import Menu from '@mui/material/Menu'
 import MenuItem from '@mui/material/MenuItem'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import Tooltip from '@mui/material/Tooltip'
 import BlockIcon from '@mui/icons-material/Block'
 import ChatIcon from '@mui/icons-material/ChatOutlined'
 import CheckCircleIcon from '@mui/icons-material/CheckCircleOutlineOutlined'
@@ -15,9 +13,10 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy'
 import DeleteIcon from '@mui/icons-material/DeleteOutlineOutlined'
 import EditIcon from '@mui/icons-material/EditOutlined'
 import VisibilityIcon from '@mui/icons-material/VisibilityOutlined'
-import { type MouseEvent, type ReactNode, useState } from 'react'
+import { type MouseEvent, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
+import { RowAction, TimeCell } from '../../components/columns'
 import { useNotify } from '../../components/Notify'
 import { chatEntries } from '../../layout/nav'
 import { formatTime, renderQuota } from '../../lib/format'
@@ -38,20 +37,12 @@ export interface TokenRowProps {
 function StatusChip ({ status }: { status: number }) {
   const { t } = useTranslation()
   switch (status) {
-    case 1: return <Chip size='small' color='success' label={t('token.status.enabled')} />
-    case 2: return <Chip size='small' label={t('token.status.disabled')} />
-    case 3: return <Chip size='small' color='warning' label={t('token.status.expired')} />
-    case 4: return <Chip size='small' color='error' label={t('token.status.exhausted')} />
+    case TOKEN_STATUS.enabled: return <Chip size='small' color='success' label={t('token.status.enabled')} />
+    case TOKEN_STATUS.disabled: return <Chip size='small' label={t('token.status.disabled')} />
+    case TOKEN_STATUS.expired: return <Chip size='small' color='warning' label={t('token.status.expired')} />
+    case TOKEN_STATUS.exhausted: return <Chip size='small' color='error' label={t('token.status.exhausted')} />
     default: return <Chip size='small' variant='outlined' label={t('token.status.unknown')} />
   }
-}
-
-function Action ({ label, onClick, children, color }: { label: string, onClick: (e: MouseEvent<HTMLElement>) => void, children: ReactNode, color?: 'error' | 'default' }) {
-  return (
-    <Tooltip title={label}>
-      <IconButton size='small' aria-label={label} color={color} onClick={onClick}>{children}</IconButton>
-    </Tooltip>
-  )
 }
 
 /** One token in the list, with its actions. */
@@ -104,18 +95,18 @@ export function TokenRow ({ row, selected, onSelect, onViewKey, onCopyKey, onTog
       <TableCell sx={{ minWidth: 140, maxWidth: 260, overflowWrap: 'anywhere' }}>{row.name}</TableCell>
       <TableCell><StatusChip status={row.status} /></TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.unlimited_quota ? t('common.unlimited') : renderQuota(row.remain_quota, status)}</TableCell>
-      <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatTime(row.created_time)}</TableCell>
+      <TimeCell seconds={row.created_time} />
       <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.expired_time === -1 ? t('common.never') : formatTime(row.expired_time)}</TableCell>
       <TableCell sx={{ whiteSpace: 'nowrap' }}>
         <Stack direction='row' spacing={0.25}>
-          <Action label={t('token.action.viewKey')} onClick={onViewKey}><VisibilityIcon fontSize='small' /></Action>
-          <Action label={t('token.action.copyKey')} onClick={onCopyKey}><ContentCopyIcon fontSize='small' /></Action>
-          <Action label={t('token.action.chat')} onClick={chat}><ChatIcon fontSize='small' /></Action>
+          <RowAction label={t('token.action.viewKey')} onClick={onViewKey}><VisibilityIcon fontSize='small' /></RowAction>
+          <RowAction label={t('token.action.copyKey')} onClick={onCopyKey}><ContentCopyIcon fontSize='small' /></RowAction>
+          <RowAction label={t('token.action.chat')} onClick={chat}><ChatIcon fontSize='small' /></RowAction>
           {row.status === TOKEN_STATUS.enabled
-            ? <Action label={t('token.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></Action>
-            : <Action label={t('token.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></Action>}
-          <Action label={t('token.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></Action>
-          <Action label={t('token.action.delete')} onClick={onDelete} color='error'><DeleteIcon fontSize='small' /></Action>
+            ? <RowAction label={t('token.action.disable')} onClick={onToggle}><BlockIcon fontSize='small' /></RowAction>
+            : <RowAction label={t('token.action.enable')} onClick={onToggle}><CheckCircleIcon fontSize='small' /></RowAction>}
+          <RowAction label={t('token.action.edit')} onClick={onEdit}><EditIcon fontSize='small' /></RowAction>
+          <RowAction label={t('token.action.delete')} onClick={onDelete} color='error'><DeleteIcon fontSize='small' /></RowAction>
         </Stack>
         <Menu anchorEl={chatAnchor} open={chatAnchor !== null} onClose={() => { setChatAnchor(null) }}>
           {chats.map((c, i) => <MenuItem key={`${i}-${c.name}`} onClick={() => { openChat(c.url) }}>{c.name}</MenuItem>)}

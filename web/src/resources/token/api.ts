@@ -1,4 +1,4 @@
-import type { CreatedTokenView, TokenCreateBody, TokenUpdateBody, TokenView } from '@modelgate/contracts'
+import type { CreatedTokenView, TOKEN_STATUS, TokenCreateBody, TokenUpdateBody, TokenView } from '@modelgate/contracts'
 import { del, get, type Page, post, put } from '../../api/client'
 
 /** What GET /api/user/self/groups maps each usable group to. */
@@ -31,7 +31,7 @@ export async function updateToken (body: TokenUpdateBody): Promise<TokenView> {
 }
 
 /** Enables (1) or disables (2); the server refuses to enable an expired or exhausted token. */
-export async function setTokenStatus (id: number, status: 1 | 2): Promise<TokenView> {
+export async function setTokenStatus (id: number, status: typeof TOKEN_STATUS.enabled | typeof TOKEN_STATUS.disabled): Promise<TokenView> {
   return await put<TokenView>('/api/token/', { id, status }, { status_only: true })
 }
 

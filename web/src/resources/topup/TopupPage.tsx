@@ -18,7 +18,11 @@ import { useStatus } from '../../api/useStatus'
 import { useAuth } from '../../auth/AuthContext'
 import { useNotify } from '../../components/Notify'
 import { renderNumber, renderQuota } from '../../lib/format'
+import { Figure } from './Figure'
 import { quoteTopUp, redeemCode, startPayment, submitPaymentForm } from './api'
+import { CheckinCard } from './CheckinCard'
+import { CreemCard, creemEnabled } from './CreemCard'
+import { StripeCard } from './StripeCard'
 
 /** The amount as a whole number, forced to at least 1 (docs/domain.md, Top-up). */
 function normalizeAmount (text: string): number {
@@ -32,15 +36,6 @@ function Card ({ title, children }: { title: string, children: ReactNode }) {
       <Typography variant='h6' component='h2' gutterBottom>{title}</Typography>
       {children}
     </Paper>
-  )
-}
-
-function Figure ({ label, value, testId }: { label: string, value: string, testId?: string }) {
-  return (
-    <Box sx={{ minWidth: 0 }}>
-      <Typography variant='body2' color='text.secondary'>{label}</Typography>
-      <Typography variant='h5' data-testid={testId} sx={{ overflowWrap: 'anywhere' }}>{value}</Typography>
-    </Box>
   )
 }
 
@@ -170,6 +165,8 @@ export default function TopupPage () {
         </Stack>
       </Card>
 
+      <CheckinCard onCheckedIn={loadSelf} />
+
       <Card title={t('topup.redeemTitle')}>
         <Typography variant='body2' color='text.secondary' sx={{ mb: 2 }}>{t('topup.redeemHelp')}</Typography>
         <Stack component='form' noValidate onSubmit={(e) => { void redeem(e) }} direction={{ xs: 'column', md: 'row' }} spacing={1} useFlexGap>
@@ -186,6 +183,8 @@ export default function TopupPage () {
         </Stack>
       </Card>
 
+      {/* With only card payment (Stripe or Creem) on, its own card stands in for the epay one. */}
+      {(online || (status?.enable_stripe_topup !== true && !creemEnabled(status))) && (
       <Card title={t('topup.onlineTitle')}>
         {!online
           ? <Alert severity='info'>{t('topup.onlineDisabled')}</Alert>
@@ -218,6 +217,11 @@ export default function TopupPage () {
             </Stack>
             )}
       </Card>
+      )}
+
+      <StripeCard />
+
+      <CreemCard />
 
       <Dialog open={confirm !== undefined} onClose={() => { if (!paying) setConfirm(undefined) }} fullWidth maxWidth='xs'>
         <DialogTitle>{t('topup.confirmTitle')}</DialogTitle>

@@ -1,5 +1,5 @@
-import type { PaymentMethod } from '@modelgate/contracts'
-import { post, requestEnvelope } from '../../api/client'
+import type { CheckinResult, CheckinStatusView, PaymentMethod } from '@modelgate/contracts'
+import { get, post, requestEnvelope } from '../../api/client'
 
 /** Redeems a code; answers the quota units added to the balance. */
 export async function redeemCode (key: string): Promise<number> {
@@ -38,4 +38,24 @@ export function submitPaymentForm (url: string, fields: Record<string, string>):
   document.body.appendChild(form)
   form.submit()
   form.remove()
+}
+
+/** The sum to pay by card (Stripe), in the Stripe currency, for `amount` top-up units. */
+export async function quoteStripeTopUp (amount: number): Promise<string> {
+  return await post<string>('/api/user/stripe/amount', { amount })
+}
+
+/** Creates the order and its Stripe Checkout Session; answers the page to send the browser to. */
+export async function startStripePayment (amount: number): Promise<string> {
+  return (await post<{ pay_link: string }>('/api/user/stripe/pay', { amount, payment_method: 'stripe' })).pay_link
+}
+
+/** The daily check-in's settings and the caller's check-ins of `month` ('YYYY-MM', default the current UTC month). */
+export async function getCheckin (month?: string): Promise<CheckinStatusView> {
+  return await get<CheckinStatusView>('/api/user/checkin', { month })
+}
+
+/** Checks in for today (UTC); `turnstile` is the widget's token ('' when the check is off). */
+export async function checkIn (turnstile: string): Promise<CheckinResult> {
+  return await post<CheckinResult>('/api/user/checkin', {}, { turnstile })
 }

@@ -30,7 +30,34 @@ export default defineCatalogue('topup', {
   confirmMethod: 'Payment method',
   confirmHint: 'You will be taken to the payment page. The quota arrives once the payment is confirmed.',
   pay: 'Pay now',
-  payFailed: 'Request failed'
+  payFailed: 'Request failed',
+  stripe: {
+    title: 'Pay by card (Stripe)',
+    help: 'Pay with a bank card on Stripe\'s secure page. Whole dollars; minimum {{min}}.',
+    pay: 'Pay by card (Stripe)',
+    method: 'Bank card (Stripe)',
+    sum: '{{sum}} {{currency}}',
+    hint: 'You will be taken to Stripe\'s payment page. The quota arrives once Stripe confirms the payment.',
+    returned: 'Payment received by Stripe: the quota is added as soon as Stripe confirms it.',
+    cancelled: 'The card payment was cancelled.'
+  },
+  checkin: {
+    title: 'Daily check-in',
+    help: 'Check in once a day to receive a random reward between {{min}} and {{max}}.',
+    helpFixed: 'Check in once a day to receive {{quota}}.',
+    button: 'Check in',
+    done: 'Checked in today',
+    awarded: 'Checked in: {{quota}} added to your balance',
+    monthTotal: 'Check-ins in {{month}}: {{n}} (total {{quota}})',
+    allTotal: 'Check-ins all time: {{n}} (total {{quota}})',
+    previousMonth: 'Previous month',
+    nextMonth: 'Next month',
+    weekdays: 'Mon Tue Wed Thu Fri Sat Sun',
+    dayLabel: '{{day}}: checked in, +{{quota}}',
+    history: 'History',
+    none: 'No check-ins in this month.',
+    utc: 'Days follow UTC: a new check-in day starts at 00:00 UTC.'
+  }
 }, {
   title: '钱包',
   account: '账户信息',
@@ -61,5 +88,32 @@ export default defineCatalogue('topup', {
   confirmMethod: '支付方式',
   confirmHint: '即将跳转到支付页面，支付确认后额度自动到账。',
   pay: '立即支付',
-  payFailed: '请求失败'
+  payFailed: '请求失败',
+  stripe: {
+    title: '银行卡支付（Stripe）',
+    help: '在 Stripe 的安全页面用银行卡支付。整数美元，最低 {{min}}。',
+    pay: '银行卡支付（Stripe）',
+    method: '银行卡（Stripe）',
+    sum: '{{sum}} {{currency}}',
+    hint: '即将跳转到 Stripe 支付页面，Stripe 确认支付后额度自动到账。',
+    returned: 'Stripe 已收到付款，确认后额度会自动到账。',
+    cancelled: '银行卡支付已取消。'
+  },
+  checkin: {
+    title: '每日签到',
+    help: '每天签到一次，随机获得 {{min}} 到 {{max}} 的额度奖励。',
+    helpFixed: '每天签到一次，可获得 {{quota}} 的额度奖励。',
+    button: '签到',
+    done: '今日已签到',
+    awarded: '签到成功，余额增加 {{quota}}',
+    monthTotal: '{{month}}：签到 {{n}} 次，共获得 {{quota}}',
+    allTotal: '累计：签到 {{n}} 次，共获得 {{quota}}',
+    previousMonth: '上个月',
+    nextMonth: '下个月',
+    weekdays: '一 二 三 四 五 六 日',
+    dayLabel: '{{day}}：已签到，+{{quota}}',
+    history: '签到记录',
+    none: '该月暂无签到记录。',
+    utc: '签到日期按 UTC 时间计算：每天 UTC 00:00（北京时间 08:00）开始新的签到日。'
+  }
 })

@@ -1,4 +1,4 @@
-import type { TwoFactorStats, UserView } from '@modelgate/contracts'
+import type { UserView } from '@modelgate/contracts'
 import Box from '@mui/material/Box'
 import Button from '@mui/material/Button'
 import Chip from '@mui/material/Chip'
@@ -7,7 +7,8 @@ import Typography from '@mui/material/Typography'
 import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useConfirm } from '../../components/Confirm'
-import { useNotify } from '../../components/Notify'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { resetUserTwoFactor, twoFactorStats } from './api'
 
 /** The small "2FA on" mark of a user in the admin list. */
@@ -20,12 +21,8 @@ export function TwoFactorChip ({ user }: { user: Pick<UserView, 'two_fa_enabled'
 /** How many live users have 2FA on (GET /api/user/2fa/stats). */
 export function TwoFactorStatsLine () {
   const { t } = useTranslation()
-  const [stats, setStats] = useState<TwoFactorStats | undefined>()
-  useEffect(() => {
-    let live = true
-    twoFactorStats().then((s) => { if (live) setStats(s) }, () => { if (live) setStats(undefined) })
-    return () => { live = false }
-  }, [])
+  // Left out, without a toast, when it cannot be read.
+  const { data: stats } = useLoad(twoFactorStats, { quiet: true })
   if (stats === undefined) return null
   return (
     <Typography variant='body2' color='text.secondary' data-testid='two-factor-stats'>
@@ -40,24 +37,17 @@ export function TwoFactorStatsLine () {
  */
 export function AdminTwoFactorSection ({ user }: { user: UserView }) {
   const { t } = useTranslation()
-  const notify = useNotify()
   const [confirm, dialog] = useConfirm()
   const [enabled, setEnabled] = useState(user.two_fa_enabled === true)
-  const [busy, setBusy] = useState(false)
+  const { act, busy } = useAction()
   useEffect(() => { setEnabled(user.two_fa_enabled === true) }, [user])
   const reset = async () => {
     const ok = await confirm({ title: t('twoFactor.admin.resetTitle'), body: t('twoFactor.admin.resetBody', { name: user.username }), action: t('twoFactor.admin.reset'), danger: true })
     if (!ok) return
-    setBusy(true)
-    try {
+    await act(async () => {
       await resetUserTwoFactor(user.id)
       setEnabled(false)
-      notify.success(t('twoFactor.admin.resetDone'))
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setBusy(false)
-    }
+    }, { done: t('twoFactor.admin.resetDone') })
   }
   return (
     <Box component='section' aria-label={t('twoFactor.admin.section')} data-testid='user-two-factor-section'>

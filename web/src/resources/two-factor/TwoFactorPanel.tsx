@@ -12,10 +12,12 @@ import DialogTitle from '@mui/material/DialogTitle'
 import Stack from '@mui/material/Stack'
 import TextField from '@mui/material/TextField'
 import Typography from '@mui/material/Typography'
-import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNotify } from '../../components/Notify'
 import { useVerification } from '../../components/VerifyDialog'
+import { useAction } from '../../lib/useAction'
+import { useLoader } from '../../lib/useLoad'
 import { disableTwoFactor, regenerateBackupCodes, setupTwoFactor, twoFactorStatus } from './api'
 import { BackupCodes } from './BackupCodes'
 import { SetupDialog } from './SetupDialog'
@@ -76,20 +78,15 @@ export function TwoFactorPanel ({ onChange }: { onChange?: (status: TwoFactorSta
   const { t } = useTranslation()
   const notify = useNotify()
   const { withVerification } = useVerification()
-  const [status, setStatus] = useState<TwoFactorStatus | undefined>()
   const [setup, setSetup] = useState<TwoFactorSetup | undefined>()
   const [dialog, setDialog] = useState<'disable' | 'regenerate' | undefined>()
   const [freshCodes, setFreshCodes] = useState<string[] | undefined>()
-  const [busy, setBusy] = useState(false)
-
-  const reload = useCallback(() => {
-    twoFactorStatus().then((s) => { setStatus(s); onChange?.(s) }, (err: unknown) => { notify.error(err) })
-  }, [notify, onChange])
-  useEffect(() => { reload() }, [reload])
+  const [status, setStatus] = useState<TwoFactorStatus | undefined>()
+  const { reload } = useLoader(twoFactorStatus, (s) => { setStatus(s); onChange?.(s) })
+  const { act, busy } = useAction()
 
   const start = () => {
-    setBusy(true)
-    setupTwoFactor().then(setSetup, (err: unknown) => { notify.error(err) }).finally(() => { setBusy(false) })
+    void act(async () => { setSetup(await setupTwoFactor()) })
   }
   const disable = async (code: string) => {
     await withVerification(async () => { await disableTwoFactor(code) })

@@ -10,8 +10,11 @@ import { useStatus } from '../../api/useStatus'
 import { FormDrawer } from '../../components/FormDrawer'
 import { useNotify } from '../../components/Notify'
 import { renderQuota } from '../../lib/format'
+import { useAction } from '../../lib/useAction'
+import { useLoad } from '../../lib/useLoad'
 import { useRecord } from '../../lib/useRecord'
 import { AdminPasskeySection } from '../passkey/AdminPasskeys'
+import { AdminSubscriptionSection } from '../subscription/UserSubscriptions'
 import { AdminTwoFactorSection } from '../two-factor/AdminTwoFactor'
 import { createUser, getUser, groupNames, updateUser } from './api'
 import { type EditErrors, parseInteger, validateEdit } from './rules'
@@ -24,7 +27,7 @@ export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onCl
   const [displayName, setDisplayName] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<{ username?: string, password?: string }>({})
-  const [saving, setSaving] = useState(false)
+  const { act, busy: saving } = useAction()
 
   useEffect(() => {
     if (!open) return
@@ -45,16 +48,11 @@ export function AddUserDrawer ({ open, onClose, onSaved }: { open: boolean, onCl
       notify.error(found.username ?? found.password)
       return
     }
-    setSaving(true)
-    try {
+    await act(async () => {
       await createUser({ username: username.trim(), display_name: displayName.trim(), password })
       notify.success(t('user.created'))
       onSaved()
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   return (
@@ -88,18 +86,13 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
   const { status } = useStatus()
   const notify = useNotify()
   const [form, setForm] = useState<EditForm>({ username: '', displayName: '', password: '', group: '', quota: '0', delta: '', concurrency: '0' })
-  const [groups, setGroups] = useState<string[]>([])
+  // Read each time the drawer opens.
+  const groups = useLoad(userId === undefined ? undefined : groupNames, { initial: [] }).data
   const [errors, setErrors] = useState<EditErrors>({})
-  const [saving, setSaving] = useState(false)
+  const { act, busy: saving } = useAction()
   const { record: original, loading, waiting } = useRecord(userId !== undefined, userId, getUser, { onLoad: (u) => { setForm(formOf(u)) }, onFail: onClose })
 
-  useEffect(() => {
-    if (userId === undefined) return
-    let live = true
-    setErrors({})
-    groupNames().then((g) => { if (live) setGroups(g) }, (err: unknown) => { if (live) notify.error(err) })
-    return () => { live = false }
-  }, [userId, notify])
+  useEffect(() => { if (userId !== undefined) setErrors({}) }, [userId])
 
   const set = (key: keyof EditForm, value: string) => {
     setForm((f) => ({ ...f, [key]: value }))
@@ -117,8 +110,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
     }
     const quota = parseInteger(form.quota)!
     const delta = form.delta.trim() === '' ? 0 : parseInteger(form.delta)!
-    setSaving(true)
-    try {
+    await act(async () => {
       const saved = await updateUser({
         id: original.id,
         username: form.username.trim(),
@@ -132,11 +124,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
       })
       notify.success(t('user.updated'))
       onSaved(saved)
-    } catch (err) {
-      notify.error(err)
-    } finally {
-      setSaving(false)
-    }
+    })
   }
 
   const quota = parseInteger(form.quota)
@@ -213,6 +201,7 @@ export function EditUserDrawer ({ userId, onClose, onSaved }: { userId: number |
       )}
       {original !== undefined && <AdminTwoFactorSection user={original} />}
       {original !== undefined && <AdminPasskeySection user={original} />}
+      {original !== undefined && <AdminSubscriptionSection user={original} />}
     </FormDrawer>
   )
 }

@@ -1,10 +1,8 @@
-import { USER_STATUS, type UserView } from '@modelgate/contracts'
+import { ROLES, USER_STATUS, type UserView } from '@modelgate/contracts'
 import Chip from '@mui/material/Chip'
-import IconButton from '@mui/material/IconButton'
 import Stack from '@mui/material/Stack'
 import TableCell from '@mui/material/TableCell'
 import TableRow from '@mui/material/TableRow'
-import Tooltip from '@mui/material/Tooltip'
 import Typography from '@mui/material/Typography'
 import ArrowCircleDownIcon from '@mui/icons-material/ArrowCircleDownOutlined'
 import ArrowCircleUpIcon from '@mui/icons-material/ArrowCircleUpOutlined'
@@ -12,17 +10,17 @@ import BlockIcon from '@mui/icons-material/Block'
 import CheckCircleIcon from '@mui/icons-material/CheckCircleOutlineOutlined'
 import EditIcon from '@mui/icons-material/EditOutlined'
 import PersonRemoveIcon from '@mui/icons-material/PersonRemoveOutlined'
-import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useStatus } from '../../api/useStatus'
+import { RowAction, type RowActionProps } from '../../components/columns'
 import { renderNumber, renderQuota } from '../../lib/format'
 import { TwoFactorChip } from '../two-factor/AdminTwoFactor'
 import type { ManageAction } from './api'
-import { ROLE, roleKey, rowActions } from './rules'
+import { roleKey, rowActions } from './rules'
 
 function RoleChip ({ role }: { role: number }) {
   const { t } = useTranslation()
-  const color = role >= ROLE.root ? 'error' : role >= ROLE.admin ? 'warning' : 'default'
+  const color = role >= ROLES.root ? 'error' : role >= ROLES.admin ? 'warning' : 'default'
   return <Chip size='small' variant='outlined' color={color} label={t(roleKey(role))} />
 }
 
@@ -34,16 +32,8 @@ function StatusChip ({ status, deleted }: { status: number, deleted: boolean }) 
   return <Chip size='small' label={t('user.status.other')} />
 }
 
-function Action ({ label, onClick, disabled, color, children }: { label: string, onClick: () => void, disabled?: boolean, color?: 'error', children: ReactNode }) {
-  return (
-    <Tooltip title={label}>
-      {/* The span keeps the tooltip working on a disabled button. */}
-      <span>
-        <IconButton size='small' aria-label={label} color={color} disabled={disabled} onClick={onClick}>{children}</IconButton>
-      </span>
-    </Tooltip>
-  )
-}
+/** The span keeps the tooltip working on a disabled button. */
+const Action = (props: Omit<RowActionProps, 'wrapped'>) => <RowAction {...props} wrapped />
 
 export interface UserRowProps {
   row: UserView

@@ -1,37 +1,38 @@
 import t from 'tap'
-import { parseInteger, ROLE, rowActions, validateEdit } from './rules.ts'
+import { ROLES } from '@modelgate/contracts'
+import { parseInteger, rowActions, validateEdit } from './rules.ts'
 
-const root = { role: ROLE.root }
-const admin = { role: ROLE.admin }
+const root = { role: ROLES.root }
+const admin = { role: ROLES.admin }
 const user = (role: number, status = 1, deleted = false) => ({ role, status, deleted })
 
 t.test('only the super admin promotes and demotes', async (t) => {
-  t.equal(rowActions(root, user(ROLE.common)).promote, true)
-  t.equal(rowActions(root, user(ROLE.common)).demote, false)
-  t.equal(rowActions(root, user(ROLE.admin)).demote, true)
-  t.equal(rowActions(root, user(ROLE.admin)).promote, false)
-  t.equal(rowActions(admin, user(ROLE.common)).promote, false, 'a regular admin cannot promote')
-  t.equal(rowActions(admin, user(ROLE.common)).demote, false)
+  t.equal(rowActions(root, user(ROLES.common)).promote, true)
+  t.equal(rowActions(root, user(ROLES.common)).demote, false)
+  t.equal(rowActions(root, user(ROLES.admin)).demote, true)
+  t.equal(rowActions(root, user(ROLES.admin)).promote, false)
+  t.equal(rowActions(admin, user(ROLES.common)).promote, false, 'a regular admin cannot promote')
+  t.equal(rowActions(admin, user(ROLES.common)).demote, false)
 })
 
 t.test('nobody acts on the same or a higher role, the super admin included', async (t) => {
-  for (const [actor, target] of [[admin, user(ROLE.admin)], [admin, user(ROLE.root)], [root, user(ROLE.root)]] as const) {
+  for (const [actor, target] of [[admin, user(ROLES.admin)], [admin, user(ROLES.root)], [root, user(ROLES.root)]] as const) {
     const a = rowActions(actor, target)
     t.same([a.promote, a.demote, a.toggle, a.edit, a.delete], [false, false, undefined, false, false])
   }
-  t.equal(rowActions(admin, user(ROLE.common)).edit, true)
+  t.equal(rowActions(admin, user(ROLES.common)).edit, true)
 })
 
 t.test('disable for active users, enable otherwise, the enable button disabled for status 3', async (t) => {
-  t.equal(rowActions(root, user(ROLE.common, 1)).toggle, 'disable')
-  t.equal(rowActions(root, user(ROLE.common, 2)).toggle, 'enable')
-  t.equal(rowActions(root, user(ROLE.common, 2)).toggleDisabled, false)
-  t.equal(rowActions(root, user(ROLE.common, 3)).toggle, 'enable')
-  t.equal(rowActions(root, user(ROLE.common, 3)).toggleDisabled, true)
+  t.equal(rowActions(root, user(ROLES.common, 1)).toggle, 'disable')
+  t.equal(rowActions(root, user(ROLES.common, 2)).toggle, 'enable')
+  t.equal(rowActions(root, user(ROLES.common, 2)).toggleDisabled, false)
+  t.equal(rowActions(root, user(ROLES.common, 3)).toggle, 'enable')
+  t.equal(rowActions(root, user(ROLES.common, 3)).toggleDisabled, true)
 })
 
 t.test('a deregistered user has no actions', async (t) => {
-  const a = rowActions(root, user(ROLE.common, 1, true))
+  const a = rowActions(root, user(ROLES.common, 1, true))
   t.same([a.promote, a.toggle, a.edit, a.delete], [false, undefined, false, false])
 })
 

@@ -1,7 +1,4 @@
-import { USER_CONCURRENCY_MAX, USER_STATUS } from '@modelgate/contracts'
-
-/** Roles (docs/domain.md); kept here as plain numbers so the rules below test without the browser. */
-export const ROLE = { common: 1, admin: 10, root: 100 } as const
+import { ROLES, USER_CONCURRENCY_MAX, USER_STATUS } from '@modelgate/contracts'
 
 export interface Actor { role: number }
 export interface Target { role: number, status: number, deleted: boolean }
@@ -26,10 +23,10 @@ const NONE: RowActions = { promote: false, demote: false, toggle: undefined, tog
  */
 export function rowActions (actor: Actor, target: Target): RowActions {
   if (target.deleted || actor.role <= target.role) return NONE
-  const root = actor.role >= ROLE.root
+  const root = actor.role >= ROLES.root
   return {
-    promote: root && target.role < ROLE.admin,
-    demote: root && target.role >= ROLE.admin,
+    promote: root && target.role < ROLES.admin,
+    demote: root && target.role >= ROLES.admin,
     toggle: target.status === USER_STATUS.enabled ? 'disable' : 'enable',
     toggleDisabled: target.status === 3,
     edit: true,
@@ -39,9 +36,9 @@ export function rowActions (actor: Actor, target: Target): RowActions {
 
 /** The message key of a role number. */
 export function roleKey (role: number): 'user.role.common' | 'user.role.admin' | 'user.role.root' | 'user.role.unknown' {
-  if (role === ROLE.common) return 'user.role.common'
-  if (role === ROLE.admin) return 'user.role.admin'
-  if (role === ROLE.root) return 'user.role.root'
+  if (role === ROLES.common) return 'user.role.common'
+  if (role === ROLES.admin) return 'user.role.admin'
+  if (role === ROLES.root) return 'user.role.root'
   return 'user.role.unknown'
 }
 

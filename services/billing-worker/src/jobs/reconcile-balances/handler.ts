@@ -1,5 +1,5 @@
-import { type Database, type Kysely, settleUsageBatch } from '@modelgate/db'
-import type { OpenReservation, QuotaStore } from '@modelgate/quota'
+import { type Database, type Kysely, redisSettlement, settleUsageBatch } from '@modelgate/db'
+import type { BalanceKind, OpenReservation, QuotaStore } from '@modelgate/quota'
 
 export interface ReconcileDeps {
   db: Kysely<Database>
@@ -42,38 +42,45 @@ async function settleOrphans (deps: ReconcileDeps, open: readonly OpenReservatio
   const orphans = open.filter((r) => r.reservedAt !== undefined && now - r.reservedAt > deps.orphanAfterMs!)
   if (orphans.length === 0) return 0
   if (deps.usageBacklog !== undefined && await deps.usageBacklog() > 0) return 0
+  const itemIds = [...new Set(orphans.map((o) => o.itemId).filter((id): id is number => id !== undefined))]
+  const items = new Map(itemIds.length === 0 ? [] : (await deps.db.selectFrom('user_subscription_items as i').innerJoin('user_subscriptions as s', 's.id', 'i.user_subscription_id')
+    .select(['i.id', 'i.quota_type', 'i.user_subscription_id', 's.plan_title']).where('i.id', 'in', itemIds).execute()).map((i) => [i.id, i]))
   const users = new Map((await deps.db.selectFrom('users').select(['id', 'username', 'group']).where('id', 'in', [...new Set(orphans.map((o) => o.userId))]).execute()).map((u) => [u.id, u]))
   const tokenIds = [...new Set(orphans.map((o) => o.tokenId).filter((id) => id > 0))]
   const tokens = new Map(tokenIds.length === 0 ? [] : (await deps.db.selectFrom('tokens').select(['id', 'name']).where('id', 'in', tokenIds).execute()).map((t) => [t.id, t.name]))
-  const events = orphans.map((o) => ({
-    request_id: o.requestId,
-    created_at: Math.floor(o.reservedAt! / 1000),
-    user_id: o.userId,
-    username: users.get(o.userId)?.username ?? '',
-    token_id: o.tokenId,
-    token_name: tokens.get(o.tokenId) ?? '',
-    unlimited_token: o.unlimited,
-    channel_id: 0,
-    model_name: '',
-    upstream_model: '',
-    group: users.get(o.userId)?.group ?? '',
-    is_stream: false,
-    ip: '',
-    use_time_ms: now - o.reservedAt!,
-    first_response_ms: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cached_tokens: 0,
-    reserved: o.amount,
-    quota: o.amount,
-    outcome: 'aborted' as const,
-    usage_source: 'estimated',
-    price: {},
-    retried_channels: [],
-    error: { status: 0, message: ORPHAN_MESSAGE }
-  }))
+  const events = orphans.map((o) => {
+    const item = o.itemId === undefined ? undefined : items.get(o.itemId)
+    return {
+      request_id: o.requestId,
+      created_at: Math.floor(o.reservedAt! / 1000),
+      user_id: o.userId,
+      username: users.get(o.userId)?.username ?? '',
+      token_id: o.tokenId,
+      token_name: tokens.get(o.tokenId) ?? '',
+      unlimited_token: o.unlimited,
+      channel_id: 0,
+      model_name: '',
+      upstream_model: '',
+      group: users.get(o.userId)?.group ?? '',
+      is_stream: false,
+      ip: '',
+      use_time_ms: now - o.reservedAt!,
+      first_response_ms: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cached_tokens: 0,
+      reserved: o.amount,
+      quota: o.amount,
+      outcome: 'aborted' as const,
+      usage_source: 'estimated',
+      price: {},
+      retried_channels: [],
+      error: { status: 0, message: ORPHAN_MESSAGE },
+      ...(item === undefined ? {} : { paid_by: { item_id: item.id, subscription_id: item.user_subscription_id, plan_title: item.plan_title, quota_type: item.quota_type } })
+    }
+  })
   await settleUsageBatch(deps.db, events, { writeLog: true })
-  await deps.quota.settleMany(orphans.map((o) => ({ requestId: o.requestId, userId: o.userId, tokenId: o.tokenId, actual: o.amount })))
+  await deps.quota.settleMany(events.map(redisSettlement))
   return orphans.length
 }
 
@@ -88,9 +95,12 @@ async function settleOrphans (deps: ReconcileDeps, open: readonly OpenReservatio
 export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
   const result: ReconcileResult = { checked: 0, repaired: 0, busy: 0, orphans: 0 }
   result.orphans = await settleOrphans(deps, await deps.quota.openReservations())
-  for (const kind of ['user', 'token'] as const) {
+  // The account a reservation holds of each kind (an item's, only when one pays).
+  const holder = (kind: BalanceKind, r: OpenReservation): number | undefined =>
+    kind === 'user' ? r.userId : kind === 'token' ? (r.unlimited ? undefined : r.tokenId) : r.itemId
+  for (const kind of ['user', 'token', 'entitlement'] as const) {
     const before = await deps.quota.openReservations()
-    const busy = new Set(before.filter((r) => kind === 'user' || !r.unlimited).map((r) => kind === 'user' ? r.userId : r.tokenId))
+    const busy = new Set(before.map((r) => holder(kind, r)).filter((id) => id !== undefined))
     const cached = await deps.quota.cachedBalances(kind)
     const ids = [...cached.keys()]
     const truth = new Map<number, number>()
@@ -98,11 +108,19 @@ export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
       const chunk = ids.slice(i, i + 1000)
       const rows = kind === 'user'
         ? await deps.db.selectFrom('users').select(['id', 'quota as balance']).where('id', 'in', chunk).where('deleted_at', 'is', null).execute()
-        : await deps.db.selectFrom('tokens').select(['id', 'remain_quota as balance']).where('id', 'in', chunk).where('deleted_at', 'is', null).execute()
+        : kind === 'token'
+          ? await deps.db.selectFrom('tokens').select(['id', 'remain_quota as balance']).where('id', 'in', chunk).where('deleted_at', 'is', null).execute()
+          // An item is worth what is left of it while its subscription is active, nothing after.
+          : (await deps.db.selectFrom('user_subscription_items as i').innerJoin('user_subscriptions as s', 's.id', 'i.user_subscription_id')
+              .select(['i.id', 'i.amount_total', 'i.amount_used', 's.status', 's.end_time']).where('i.id', 'in', chunk).execute())
+              .map((r) => ({ id: r.id, balance: r.status === 'active' && r.end_time > Math.floor((deps.now?.() ?? Date.now()) / 1000) ? Math.max(0, r.amount_total - r.amount_used) : 0 }))
       for (const r of rows) truth.set(r.id, r.balance)
     }
     const after = await deps.quota.openReservations()
-    for (const r of after) busy.add(kind === 'user' ? r.userId : r.tokenId)
+    for (const r of after) {
+      const id = holder(kind, r)
+      if (id !== undefined) busy.add(id)
+    }
     for (const [id, value] of cached) {
       result.checked++
       const expected = truth.get(id)

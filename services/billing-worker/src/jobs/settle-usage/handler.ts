@@ -1,5 +1,5 @@
 import { type OptionValues, UsageEvent } from '@modelgate/contracts'
-import { type Database, type Kysely, type SettledUser, type SettlementInput, settleUsage } from '@modelgate/db'
+import { type Database, type Kysely, redisSettlement, type SettledUser, type SettlementInput, settleUsage } from '@modelgate/db'
 import type { QuotaStore } from '@modelgate/quota'
 import { contextOf, type Span, SpanKind, SpanStatusCode, startSpan, tracing } from '@modelgate/service'
 import { type Job, UnrecoverableError } from 'bullmq'
@@ -56,6 +56,7 @@ function endSettleSpan (span: Span | undefined, e: UsageEvent): void {
   span.setAttribute('modelgate.request_id', e.request_id)
   span.setAttribute('modelgate.channel_id', e.channel_id)
   span.setAttribute('modelgate.quota', e.quota)
+  span.setAttribute('modelgate.outcome', e.outcome)
   span.end()
 }
 
@@ -65,9 +66,11 @@ async function settleEvents (events: readonly UsageEvent[], options: OptionValue
     ? await deps.settle(event, writeLog)
     : await settleUsage(deps.db, event, { writeLog })))
   // The events Postgres took get their Redis correction even if another one failed (the job is
-  // then retried for that one; the others change nothing twice).
-  const took = events.filter((_, i) => settled[i]!.status === 'fulfilled')
-  const corrected = await deps.quota.settleMany(took.map((e) => ({ requestId: e.request_id, userId: e.user_id, tokenId: e.token_id, actual: e.quota })))
+  // then retried for that one; the others change nothing twice). A refused request reserved
+  // nothing: Redis is not touched for it.
+  const took = events.filter((e, i) => settled[i]!.status === 'fulfilled' && e.outcome !== 'refused')
+  const corrections = await deps.quota.settleMany(took.map(redisSettlement))
+  const corrected = new Map(took.map((e, i) => [e, corrections[i]]))
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (failure !== undefined) throw failure.reason
   const users = settled.map((r) => (r as PromiseFulfilledResult<SettledUser | undefined>).value)
@@ -80,13 +83,13 @@ async function settleEvents (events: readonly UsageEvent[], options: OptionValue
   }
   return await Promise.all(events.map(async (event, i) => {
     const user = users[i]
-    if (user !== undefined && deps.remind !== undefined && event.quota > 0 && user.email !== '' && user.quota < threshold &&
+    if (user !== undefined && deps.remind !== undefined && event.outcome !== 'refused' && event.paid_by === undefined && event.quota > 0 && user.email !== '' && user.quota < threshold &&
         user.quota + event.quota >= threshold) {
       // Crossing the threshold triggers it; the key keeps it to one mail per two hours.
       const first = await deps.quota.redis.set(`remind:quota:${event.user_id}`, '1', 'EX', REMIND_EVERY_S, 'NX')
       if (first === 'OK') await deps.remind(user, options)
     }
-    return { settled: user !== undefined, delta: corrected[i] }
+    return { settled: user !== undefined, delta: corrected.get(event) }
   }))
 }
 

@@ -134,7 +134,8 @@ async function apply (deps: TaskPollDeps, table: TaskTable, row: PolledRow, repo
 async function refund (deps: TaskPollDeps, table: TaskTable, id: number, reason: string, fields: Record<string, unknown> = {}): Promise<TaskRefund | undefined> {
   const refunded = await failAndRefundTask(deps.db, table, id, reason, fields)
   if (refunded === undefined || refunded.quota === 0) return refunded
-  await deps.quota.adjust('user', refunded.user_id, refunded.quota)
+  if (refunded.itemId === undefined) await deps.quota.adjust('user', refunded.user_id, refunded.quota)
+  else await deps.quota.adjust('entitlement', refunded.itemId, refunded.itemAmount ?? 0)
   if (refunded.token_id > 0 && !refunded.unlimited_token) await deps.quota.adjust('token', refunded.token_id, refunded.quota)
   return refunded
 }

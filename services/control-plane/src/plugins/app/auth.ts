@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto'
-import { revokedSessionKey, USER_STATUS } from '@modelgate/contracts'
+import { revokedSessionKey, USER_STATUS, ROLES } from '@modelgate/contracts'
 import {
   deleteExpiredUserSessions,
   findUserByAccessTokenHash,
@@ -7,7 +7,6 @@ import {
   insertUserSession,
   renewUserSession,
   revokeUserSessions,
-  ROLE,
   touchUserSession,
   updateUser,
   type User
@@ -20,7 +19,7 @@ import { SESSION_COOKIE, type SessionClaims } from '../external/session.js'
 
 /** Who may call a route: anyone, a signed-in user, an admin (ROLES.admin or above), the super admin (ROLES.root). */
 export type AccessLevel = 'public' | 'user' | 'admin' | 'root'
-const MIN_ROLE: Record<Exclude<AccessLevel, 'public'>, number> = { user: ROLE.common, admin: ROLE.admin, root: ROLE.root }
+const MIN_ROLE: Record<Exclude<AccessLevel, 'public'>, number> = { user: ROLES.common, admin: ROLES.admin, root: ROLES.root }
 
 /** The caller of an authenticated route. */
 export interface AuthContext {

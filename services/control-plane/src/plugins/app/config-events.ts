@@ -1,4 +1,5 @@
-import { type ConfigChange, configChannel, tokenCacheKey } from '@modelgate/contracts'
+import { type ConfigChange, configChannel } from '@modelgate/contracts'
+import { publishConfigChange } from '@modelgate/service'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
@@ -33,16 +34,7 @@ export default fp(async (app: FastifyInstance, opts: { keyPrefix: string }) => {
   sub.connect().then(() => sub.subscribe(channel)).catch((err: unknown) => app.log.warn({ err }, 'config subscribe failed'))
   app.addHook('onClose', async () => { sub.disconnect() })
 
-  app.decorate('publishChange', async (change: ConfigChange) => {
-    // Gateways cache token records (with their owner) in Redis too: drop them before announcing.
-    const hashes = change.kind === 'user'
-      ? (await app.db.selectFrom('tokens').select('key_hash').where('user_id', '=', change.id).execute()).map((r) => r.key_hash)
-      : change.kind === 'token'
-        ? (await app.db.selectFrom('tokens').select('key_hash').where('id', '=', change.id).execute()).map((r) => r.key_hash)
-        : []
-    if (hashes.length > 0) await app.redis.del(...hashes.map(tokenCacheKey))
-    await app.redis.publish(channel, JSON.stringify(change))
-  })
+  app.decorate('publishChange', async (change: ConfigChange) => { await publishConfigChange({ db: app.db, redis: app.redis, keyPrefix: opts.keyPrefix }, change) })
   app.decorate('quota', new QuotaStore(app.redis))
   app.decorate('onChange', (listener: (change: ConfigChange) => void) => { listeners.push(listener) })
 }, { name: 'config-events', dependencies: ['db', 'redis'] })

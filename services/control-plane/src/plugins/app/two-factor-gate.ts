@@ -1,4 +1,5 @@
-import { isTwoFactorEnabled, ROLE } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
+import { isTwoFactorEnabled } from '@modelgate/db'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../../lib/errors.js'
@@ -25,7 +26,7 @@ export const SETUP_REQUIRED_DATA = { require_2fa_setup: true } as const
 export default fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', async (req) => {
     const auth = req.auth
-    if (auth === null || auth.user.role < ROLE.admin) return
+    if (auth === null || auth.user.role < ROLES.admin) return
     if (SETUP_ROUTES.has(`${req.method} ${req.routeOptions.url ?? ''}`)) return
     if (!(await app.loadOptions()).bool('TwoFactorRequiredForAdmins')) return
     if (await isTwoFactorEnabled(app.db, auth.user.id)) return

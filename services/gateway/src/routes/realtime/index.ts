@@ -5,7 +5,7 @@ import { admitSession, chooseProtocol, CLIENT_MAX_PAYLOAD, type RealtimeSession 
 
 /**
  * `GET /v1/realtime?model=...`, OpenAI's Realtime API over a websocket, relayed to the realtime
- * websocket of an OpenAI (type 1) or Azure OpenAI (type 3) channel. Frames pass unchanged both
+ * websocket of an OpenAI (CHANNEL_TYPE.openai) or Azure OpenAI (CHANNEL_TYPE.azure) channel. Frames pass unchanged both
  * ways, in order, each side paused while the other cannot keep up. Each response.done is billed
  * as its own usage event (text, audio and cached tokens at their ratios) against a reservation
  * taken before the response: the admission's for the first, then one per response.create or

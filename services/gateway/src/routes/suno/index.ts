@@ -43,7 +43,7 @@ function refusal (status: number, message: string): TaskAnswer {
 
 /**
  * Suno-API's routes (what Suno API clients call): `/suno/submit/{music,lyrics}` submitted to
- * type 36 channels and billed per task (suno_music / suno_lyrics in ModelPrice), `/suno/fetch`
+ * CHANNEL_TYPE.suno channels and billed per task (suno_music / suno_lyrics in ModelPrice), `/suno/fetch`
  * (by ids) and `/suno/fetch/{id}` answered from Postgres with the caller's own tasks only (the
  * billing worker keeps them current), so an id of another account reads as a missing one.
  * Every answer, errors included, is Suno-API's `{code, message, data}`.

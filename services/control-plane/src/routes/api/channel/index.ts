@@ -1,5 +1,6 @@
 import {
   ApiEnvelope,
+  CHANNEL_STATUS,
   ChannelCopyQuery,
   ChannelCountResponse,
   ChannelCreateBody,
@@ -40,29 +41,30 @@ import {
   setTagStatus,
   testChannelNow,
   updateChannelFields
-} from '../../../services/channels.js'
+} from '../../../services/channels/index.js'
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
 /** Channel administration; admins only. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const testAll = new ChannelTestAll(app)
+  const deps = { db: app.db, redis: app.redis, log: app.log, secrets: app.secrets, outbound: app.outbound, publishChange: app.publishChange, loadOptions: app.loadOptions }
+  const testAll = new ChannelTestAll(deps)
   app.addHook('onClose', async () => { await testAll.close() })
 
   app.get('/', {
     config: { auth: 'admin' },
     schema: { querystring: ChannelListQuery, response: { 200: ChannelPageResponse } }
-  }, async (req) => ok(await listChannelPage(app, req.query)))
+  }, async (req) => ok(await listChannelPage(deps, req.query)))
 
   app.get('/search', {
     config: { auth: 'admin' },
     schema: { querystring: ChannelSearchQuery, response: { 200: ChannelPageResponse } }
-  }, async (req) => ok(await listChannelPage(app, req.query)))
+  }, async (req) => ok(await listChannelPage(deps, req.query)))
 
   app.get('/models', {
     config: { auth: 'admin' },
     schema: { response: { 200: ChannelModelsResponse } }
-  }, async () => ok(await knownModels(app)))
+  }, async () => ok(await knownModels(deps)))
 
   app.get('/test', {
     config: { auth: 'admin' },
@@ -80,32 +82,32 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ChannelTestResponse }
     }
   }, async (req) => {
-    const answer = await testChannelNow(app, req.params.id, req.query.model, req.query.key_index)
+    const answer = await testChannelNow(deps, req.params.id, req.query.model, req.query.key_index)
     return { success: answer.success, message: answer.parts.map((p) => req.t(p.msg, p.vars)).join(' '), time: answer.time }
   })
 
   app.get('/fetch_models/:id', {
     config: { auth: 'admin' },
     schema: { params: IdParams, response: { 200: FetchModelsResponse } }
-  }, async (req) => ok(await fetchSavedChannelModels(app, req.params.id)))
+  }, async (req) => ok(await fetchSavedChannelModels(deps, req.params.id)))
 
   app.post('/fetch_models', {
     config: { auth: 'admin' },
     schema: { body: FetchModelsBody, response: { 200: FetchModelsResponse } }
-  }, async (req) => ok(await fetchUnsavedModels(app, req.body)))
+  }, async (req) => ok(await fetchUnsavedModels(deps, req.body)))
 
   app.get('/:id', {
     config: { auth: 'admin' },
     schema: { params: IdParams, response: { 200: ChannelDetailResponse } }
-  }, async (req) => ok(await getChannelDetail(app, req.params.id)))
+  }, async (req) => ok(await getChannelDetail(deps, req.params.id)))
 
   // A copy keeps the key without anyone reading it (keys are write-only).
   app.post('/copy/:id', {
     config: { auth: 'admin' },
     schema: { params: IdParams, querystring: ChannelCopyQuery, response: { 200: ChannelResponse } }
   }, async (req) => {
-    const copy = await copyChannel(app, req.params.id, req.query.suffix)
-    await auditChannels(app, req, 'channel.create', [copy.id], undefined, `copy of channel ${req.params.id}`)
+    const copy = await copyChannel(deps, req.params.id, req.query.suffix)
+    await auditChannels(deps, req, 'channel.create', [copy.id], undefined, `copy of channel ${req.params.id}`)
     return ok(copy, req.t(CM.channelCreated))
   })
 
@@ -113,8 +115,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: { body: ChannelCreateBody, response: { 200: ChannelCreateResponse } }
   }, async (req) => {
-    const created = await createChannels(app, req.body)
-    await auditChannels(app, req, 'channel.create', created.map((c) => c.id))
+    const created = await createChannels(deps, req.body)
+    await auditChannels(deps, req, 'channel.create', created.map((c) => c.id))
     return ok(created, created.length === 1 ? req.t(CM.channelCreated) : req.t(CM.channelsCreated, { n: created.length }))
   })
 
@@ -123,8 +125,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: ChannelUpdateBody, response: { 200: ChannelResponse } }
   }, async (req) => {
     const row = await findChannelById(app.db, req.body.id)
-    const updated = await updateChannelFields(app, req.auth!.user.username, req.body)
-    await auditChannels(app, req, 'channel.update', [req.body.id], channelSnapshots(app, row === undefined ? [] : [row]))
+    const updated = await updateChannelFields(deps, req.auth!.user.username, req.body)
+    await auditChannels(deps, req, 'channel.update', [req.body.id], channelSnapshots(deps, row === undefined ? [] : [row]))
     return ok(updated, req.t(CM.channelUpdated))
   })
 
@@ -132,9 +134,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: { response: { 200: ChannelCountResponse } }
   }, async (req) => {
-    const disabled = await findChannelsByStatus(app.db, [2, 3])
-    const n = await removeDisabledChannels(app)
-    await auditChannels(app, req, 'channel.delete', disabled.map((c) => c.id), channelSnapshots(app, disabled), 'deleted with the disabled channels')
+    const disabled = await findChannelsByStatus(app.db, [CHANNEL_STATUS.disabled, CHANNEL_STATUS.autoDisabled])
+    const n = await removeDisabledChannels(deps)
+    await auditChannels(deps, req, 'channel.delete', disabled.map((c) => c.id), channelSnapshots(deps, disabled), 'deleted with the disabled channels')
     return ok(n, req.t(CM.disabledDeleted, { n }))
   })
 
@@ -142,7 +144,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'admin' },
     schema: { response: { 200: ChannelCountResponse } }
   }, async (req) => {
-    const n = await fixAbilities(app)
+    const n = await fixAbilities(deps)
     return ok(n, req.t(CM.abilitiesFixed, { n }))
   })
 
@@ -151,19 +153,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { body: ChannelTagBody, response: { 200: ChannelCountResponse } }
   }, async (req) => {
     const tagged = await findChannelsByTag(app.db, req.body.tag.trim())
-    const n = await editTag(app, req.body)
-    await auditChannels(app, req, 'channel.tag.update', tagged.map((c) => c.id), channelSnapshots(app, tagged), `tag ${req.body.tag.trim()}`)
+    const n = await editTag(deps, req.body)
+    await auditChannels(deps, req, 'channel.tag.update', tagged.map((c) => c.id), channelSnapshots(deps, tagged), `tag ${req.body.tag.trim()}`)
     return ok(n, req.t(CM.tagUpdated, { n }))
   })
 
-  for (const [path, status] of [['/tag/enabled', 1], ['/tag/disabled', 2]] as const) {
+  for (const [path, status] of [['/tag/enabled', CHANNEL_STATUS.enabled], ['/tag/disabled', CHANNEL_STATUS.disabled]] as const) {
     app.post(path, {
       config: { auth: 'admin' },
       schema: { body: ChannelTagStatusBody, response: { 200: ChannelCountResponse } }
     }, async (req) => {
       const tagged = await findChannelsByTag(app.db, req.body.tag.trim())
-      const n = await setTagStatus(app, req.auth!.user.username, req.body.tag, status)
-      await auditChannels(app, req, 'channel.tag.status', tagged.map((c) => c.id), channelSnapshots(app, tagged), `tag ${req.body.tag.trim()}`)
+      const n = await setTagStatus(deps, req.auth!.user.username, req.body.tag, status)
+      await auditChannels(deps, req, 'channel.tag.status', tagged.map((c) => c.id), channelSnapshots(deps, tagged), `tag ${req.body.tag.trim()}`)
       return ok(n, req.t(CM.tagUpdated, { n }))
     })
   }
@@ -175,8 +177,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
     }, async (req) => {
       const row = await findChannelById(app.db, req.params.id)
-      await removeChannel(app, req.params.id)
-      await auditChannels(app, req, 'channel.delete', [req.params.id], channelSnapshots(app, row === undefined ? [] : [row]))
+      await removeChannel(deps, req.params.id)
+      await auditChannels(deps, req, 'channel.delete', [req.params.id], channelSnapshots(deps, row === undefined ? [] : [row]))
       return ok(null, req.t(CM.channelDeleted))
     })
   }

@@ -64,6 +64,7 @@ function columnsOf (body: CustomOAuthProviderUpdateBody): CustomOAuthProviderUpd
  * the stored one, and setting one needs a fresh secure verification, like credential options.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, secrets: app.secrets, outbound: app.outbound }
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store')
   })
@@ -71,7 +72,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/discovery', {
     config: { auth: 'root', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: CustomOAuthDiscoveryBody, response: { 200: ApiEnvelope(CustomOAuthDiscoveryResult) } }
-  }, async (req) => ok(await discoverProvider(app, req, req.body)))
+  }, async (req) => ok(await discoverProvider(deps, req, req.body)))
 
   app.get('/', {
     config: { auth: 'root' },
@@ -104,16 +105,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       name: body.name.trim(),
       slug: body.slug,
       client_id: body.client_id.trim(),
-      ...(secret === '' ? { client_secret_encrypted: '', client_secret_hint: '' } : sealSecret(app, secret))
+      ...(secret === '' ? { client_secret_encrypted: '', client_secret_hint: '' } : sealSecret(deps, secret))
     } as const
     await checkSlug(app, row.slug)
-    await checkProvider(app, row)
-    await requireFreshVerification(app, req)
+    await checkProvider(deps, row)
+    await requireFreshVerification(deps, req)
     let created: CustomOAuthProvider
     try {
       created = await app.db.transaction().execute(async (trx) => {
         const inserted = await insertCustomOAuthProvider(trx, row)
-        await recordAudit(app, req, { action: 'oauth_provider.create', targetType: 'oauth_provider', targetId: inserted.id, after: providerAudit(app, inserted) }, trx)
+        await recordAudit(deps, req, { action: 'oauth_provider.create', targetType: 'oauth_provider', targetId: inserted.id, after: providerAudit(deps, inserted) }, trx)
         return inserted
       })
     } catch (err) {
@@ -133,16 +134,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const patch = columnsOf(req.body)
     // Blank keeps the stored secret: the form sends back what it read, which is never the secret.
     const secret = trimmed(req.body.client_secret) ?? ''
-    if (secret !== '') Object.assign(patch, sealSecret(app, secret))
+    if (secret !== '') Object.assign(patch, sealSecret(deps, secret))
     if (patch.slug !== undefined) await checkSlug(app, patch.slug, before.id)
-    await checkProvider(app, { ...before, ...patch } as CustomOAuthProvider)
-    if (secret !== '') await requireFreshVerification(app, req)
+    await checkProvider(deps, { ...before, ...patch } as CustomOAuthProvider)
+    if (secret !== '') await requireFreshVerification(deps, req)
     let after: CustomOAuthProvider | undefined
     try {
       after = await app.db.transaction().execute(async (trx) => {
         const updated = await updateCustomOAuthProvider(trx, before.id, patch)
         if (updated !== undefined) {
-          await recordAudit(app, req, { action: 'oauth_provider.update', targetType: 'oauth_provider', targetId: updated.id, before: providerAudit(app, before), after: providerAudit(app, updated) }, trx)
+          await recordAudit(deps, req, { action: 'oauth_provider.update', targetType: 'oauth_provider', targetId: updated.id, before: providerAudit(deps, before), after: providerAudit(deps, updated) }, trx)
         }
         return updated
       })
@@ -160,7 +161,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams }
   }, async (req) => {
     const { deleted, links } = await deleteCustomOAuthProvider(app.db, req.params.id, async (trx, row) => {
-      await recordAudit(app, req, { action: 'oauth_provider.delete', targetType: 'oauth_provider', targetId: row.id, before: providerAudit(app, row) }, trx)
+      await recordAudit(deps, req, { action: 'oauth_provider.delete', targetType: 'oauth_provider', targetId: row.id, before: providerAudit(deps, row) }, trx)
     })
     if (links > 0) throw fail(COM.hasBindings, { count: links })
     if (deleted === undefined) throw fail(COM.notFound)

@@ -7,6 +7,7 @@ import { recordAudit } from '../../../services/audit.js'
 import { AdminLogQuery, LM, logFilterOf, selfLogFilterOf, selfLogView, SelfLogQuery } from '../../../services/logs.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db }
   async function page (filter: LogFilter, q: PageParams) {
     const { page, pageSize, offset } = pageOf(q)
     const [items, total] = await Promise.all([findLogs(app.db, filter, { offset, limit: pageSize }), countLogs(app.db, filter)])
@@ -46,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: Type.Object({ target_timestamp: Type.Integer({ minimum: 1 }) }) }
   }, async (req) => {
     const n = await deleteLogsBefore(app.db, req.query.target_timestamp)
-    await recordAudit(app, req, { action: 'log.delete', targetType: 'log', after: { target_timestamp: req.query.target_timestamp, removed: n } })
+    await recordAudit(deps, req, { action: 'log.delete', targetType: 'log', after: { target_timestamp: req.query.target_timestamp, removed: n } })
     return ok(n, req.t(LM.logsCleared, { n }))
   })
 }

@@ -26,6 +26,7 @@ async function enabledProvider (app: FastifyInstance, slug: string): Promise<Cus
  * calls `/:slug` (new-api's path) with the authorization response.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, secrets: app.secrets, outbound: app.outbound, publishChange: app.publishChange, loadOptions: app.loadOptions, startSession: app.startSession, optionalAuth: app.optionalAuth }
   app.get('/:slug/authorize', {
     config: { auth: 'public', rateLimit: { max: 60, timeWindow: '1 minute' } },
     schema: {
@@ -35,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (req, reply) => {
     const row = await enabledProvider(app, req.params.slug)
-    return ok({ url: await authorizeUrl(app, req, reply, row, req.query.aff ?? '') })
+    return ok({ url: await authorizeUrl(deps, req, reply, row, req.query.aff ?? '') })
   })
 
   app.get('/:slug', {
@@ -52,7 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (req, reply) => {
     const row = await enabledProvider(app, req.params.slug)
-    const { aff, flow } = await consumeState(app, req, reply, req.query.state)
+    const { aff, flow } = await consumeState(deps, req, reply, req.query.state)
     // Only a state this provider's authorize step issued carries its verifier and nonce.
     if (flow === undefined || flow['provider'] !== String(row.id)) throw fail(OM.stateInvalid)
     if (req.query.error !== undefined) {
@@ -60,8 +61,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw fail(OM.providerRefused, { provider: row.name, detail })
     }
     if (req.query.code === undefined || req.query.code === '') throw fail(OM.codeMissing)
-    const identity = await customIdentity(app, req, row, flow, req.query.state ?? '', req.query)
-    return await finishOAuth(app, req, reply, identity, aff)
+    const identity = await customIdentity(deps, req, row, flow, req.query.state ?? '', req.query)
+    return await finishOAuth(deps, req, reply, identity, aff)
   })
 }
 export default routes

@@ -10,6 +10,7 @@ import { requireFreshVerificationIfVerifiable } from '../../../services/secure-v
 
 /** GET /oauth/email/bind: sets the caller's e-mail after proving it with a code from GET /verification. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, loadOptions: app.loadOptions }
   app.get('/bind', {
     config: { auth: 'user', rateLimit: { max: 20, timeWindow: '20 minutes' } },
     schema: { querystring: Type.Object({ email: Type.String({ maxLength: 254 }), code: Type.String({ maxLength: 32 }) }) }
@@ -19,11 +20,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const code = req.query.code.trim()
     if (email === '' || code === '') throw fail(AM.emailAndCodeRequired)
     // Before the code is spent, so the console can verify and repeat the same call.
-    await requireFreshVerificationIfVerifiable(app, req)
+    await requireFreshVerificationIfVerifiable(deps, req)
     checkEmailFormat(email)
     const holder = await findLiveUserBy(app.db, 'email', email)
     if (holder !== undefined && holder.id !== user.id) throw fail(AM.emailInUse)
-    if (!await consumeEmailCode(app, email, code)) throw fail(AM.codeInvalid)
+    if (!await consumeEmailCode(deps, email, code)) throw fail(AM.codeInvalid)
     const updated = await updateUser(app.db, user.id, { email })
     if (updated === undefined) throw fail(M.userNotFound)
     await app.publishChange({ kind: 'user', id: user.id })

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../../../lib/errors.js'
 import { OM } from '../../../lib/oauth-messages.js'
+import type { Deps } from '../../../services/deps.js'
 import {
   baseUrl,
   CodeCallbackQuery,
@@ -22,8 +23,8 @@ export interface GitHubOAuthOptions {
 }
 
 /** Exchanges the code for a token, then reads the GitHub user. */
-async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
-  const exchange = await fetchProviderJson(req, 'github', `${baseUrl(opts.oauthUrl)}/login/oauth/access_token`, {
+async function githubIdentity (deps: Deps<'outbound'>, req: FastifyRequest, opts: GitHubOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
+  const exchange = await fetchProviderJson(deps, req, 'github', `${baseUrl(opts.oauthUrl)}/login/oauth/access_token`, {
     method: 'POST',
     headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ client_id: options.str('GitHubClientId'), client_secret: options.str('GitHubClientSecret'), code })
@@ -36,7 +37,7 @@ async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, op
     throw fail(OM.providerRefused, { provider: 'GitHub', detail })
   }
 
-  const profile = await fetchProviderJson(req, 'github', `${baseUrl(opts.apiUrl)}/user`, {
+  const profile = await fetchProviderJson(deps, req, 'github', `${baseUrl(opts.apiUrl)}/user`, {
     headers: { accept: 'application/vnd.github+json', authorization: `Bearer ${token}`, 'user-agent': 'ModelGate' }
   })
   if (profile.status !== 200) {
@@ -56,9 +57,10 @@ async function githubIdentity (req: FastifyRequest, opts: GitHubOAuthOptions, op
 }
 
 const routes: FastifyPluginAsyncTypebox<GitHubOAuthOptions> = async (app, opts) => {
+  const deps = { db: app.db, redis: app.redis, outbound: app.outbound, publishChange: app.publishChange, loadOptions: app.loadOptions, startSession: app.startSession, optionalAuth: app.optionalAuth }
   app.get('/github', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { querystring: CodeCallbackQuery }
-  }, codeGrantCallback(app, { name: 'GitHub', enabledOption: 'GitHubOAuthEnabled', identity: async (req, options, code) => await githubIdentity(req, opts, options, code) }))
+  }, codeGrantCallback(deps, { name: 'GitHub', enabledOption: 'GitHubOAuthEnabled', identity: async (req, options, code) => await githubIdentity(deps, req, opts, options, code) }))
 }
 export default routes

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { fail } from '../../../lib/errors.js'
 import { OM } from '../../../lib/oauth-messages.js'
+import type { Deps } from '../../../services/deps.js'
 import {
   baseUrl,
   CodeCallbackQuery,
@@ -20,7 +21,7 @@ export interface LinuxDOOAuthOptions {
 }
 
 /** Exchanges the code for a token, then reads the LinuxDO user. */
-async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
+async function linuxdoIdentity (deps: Deps<'outbound'>, req: FastifyRequest, opts: LinuxDOOAuthOptions, options: OptionValues, code: string): Promise<OAuthIdentity> {
   const form = new URLSearchParams({
     grant_type: 'authorization_code',
     code,
@@ -30,7 +31,7 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
   // The token request must repeat the redirect_uri of the authorize request, which the console builds from ServerAddress.
   const serverAddress = baseUrl(options.str('ServerAddress'))
   if (serverAddress !== '') form.set('redirect_uri', `${serverAddress}/oauth/linuxdo`)
-  const exchange = await fetchProviderJson(req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/oauth2/token`, {
+  const exchange = await fetchProviderJson(deps, req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/oauth2/token`, {
     method: 'POST',
     headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
     body: form
@@ -42,7 +43,7 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
     throw fail(OM.providerRefused, { provider: 'LinuxDO', detail })
   }
 
-  const profile = await fetchProviderJson(req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/api/user`, {
+  const profile = await fetchProviderJson(deps, req, 'linuxdo', `${baseUrl(opts.oauthUrl)}/api/user`, {
     headers: { accept: 'application/json', authorization: `Bearer ${token}` }
   })
   if (profile.status !== 200) {
@@ -61,9 +62,10 @@ async function linuxdoIdentity (req: FastifyRequest, opts: LinuxDOOAuthOptions, 
 }
 
 const routes: FastifyPluginAsyncTypebox<LinuxDOOAuthOptions> = async (app, opts) => {
+  const deps = { db: app.db, redis: app.redis, outbound: app.outbound, publishChange: app.publishChange, loadOptions: app.loadOptions, startSession: app.startSession, optionalAuth: app.optionalAuth }
   app.get('/linuxdo', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { querystring: CodeCallbackQuery }
-  }, codeGrantCallback(app, { name: 'LinuxDO', enabledOption: 'LinuxDOOAuthEnabled', identity: async (req, options, code) => await linuxdoIdentity(req, opts, options, code) }))
+  }, codeGrantCallback(deps, { name: 'LinuxDO', enabledOption: 'LinuxDOOAuthEnabled', identity: async (req, options, code) => await linuxdoIdentity(deps, req, opts, options, code) }))
 }
 export default routes

@@ -13,6 +13,7 @@ const USED_TTL_S = 24 * 3600 + 10 * 60
 const usedKey = (hash: string) => `oauth:telegram:used:${hash.toLowerCase()}`
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, publishChange: app.publishChange, loadOptions: app.loadOptions, startSession: app.startSession, optionalAuth: app.optionalAuth }
   app.get('/telegram/login', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { querystring: LoginQuery }
@@ -26,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const key = usedKey(req.query['hash'] ?? '')
     if (await app.redis.set(key, '1', 'EX', USED_TTL_S, 'NX') !== 'OK') throw fail(OM.telegramUsed)
     try {
-      return await finishOAuth(app, req, reply, identity, req.query['aff'] ?? '')
+      return await finishOAuth(deps, req, reply, identity, req.query['aff'] ?? '')
     } catch (err) {
       // A refusal (registration closed, account bound elsewhere) leaves the answer usable for a retry.
       await app.redis.del(key)

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { fail } from '../../../lib/errors.js'
 import { OM } from '../../../lib/oauth-messages.js'
+import type { Deps } from '../../../services/deps.js'
 import {
   baseUrl,
   bindIdentity,
@@ -30,10 +31,10 @@ function checkEnabled (options: OptionValues): void {
 }
 
 /** Turns the code into the user's openid through the configured WeChat server. */
-async function wechatIdentity (req: FastifyRequest, options: OptionValues, code: string | undefined): Promise<OAuthIdentity> {
+async function wechatIdentity (deps: Deps<'outbound'>, req: FastifyRequest, options: OptionValues, code: string | undefined): Promise<OAuthIdentity> {
   if (code === undefined || code.trim() === '') throw fail(OM.codeMissing)
   const url = `${baseUrl(options.str('WeChatServerAddress'))}/api/wechat/user?code=${encodeURIComponent(code.trim())}`
-  const { status, body } = await fetchProviderJson(req, 'wechat', url, {
+  const { status, body } = await fetchProviderJson(deps, req, 'wechat', url, {
     headers: { accept: 'application/json', authorization: options.str('WeChatServerToken') }
   })
   if (!isRecord(body) || typeof body['success'] !== 'boolean') throw fail(OM.providerBadAnswer, { provider: 'WeChat' })
@@ -47,14 +48,15 @@ async function wechatIdentity (req: FastifyRequest, options: OptionValues, code:
 }
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, outbound: app.outbound, publishChange: app.publishChange, loadOptions: app.loadOptions, startSession: app.startSession }
   app.get('/wechat', {
     config: { auth: 'public', rateLimit: CODE_RATE_LIMIT },
     schema: { querystring: CodeQuery }
   }, async (req, reply) => {
     const options = await app.loadOptions()
     checkEnabled(options)
-    const identity = await wechatIdentity(req, options, req.query.code)
-    return await signInWithIdentity(app, req, reply, identity, req.query.aff ?? '')
+    const identity = await wechatIdentity(deps, req, options, req.query.code)
+    return await signInWithIdentity(deps, req, reply, identity, req.query.aff ?? '')
   })
 
   app.get('/wechat/bind', {
@@ -63,8 +65,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const options = await app.loadOptions()
     checkEnabled(options)
-    const identity = await wechatIdentity(req, options, req.query.code)
-    return bound(await bindIdentity(app, req.auth!.user, identity))
+    const identity = await wechatIdentity(deps, req, options, req.query.code)
+    return bound(await bindIdentity(deps, req.auth!.user, identity))
   })
 }
 export default routes

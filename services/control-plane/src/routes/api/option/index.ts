@@ -5,13 +5,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { fail, ok } from '../../../lib/errors.js'
 import { M } from '../../../lib/messages.js'
-import { isSecretPlaceholder, normaliseOption, OM, OptionError, PAYMENT_OPTIONS } from '../../../services/option-rules.js'
+import { checkOptionAgainst, isSecretPlaceholder, normaliseOption, OM, OptionError, PAYMENT_OPTIONS } from '../../../services/option-rules.js'
 import { checkOutbound, OBM } from '../../../lib/outbound.js'
 import { requireFreshVerification } from '../../../services/secure-verify.js'
 import { optionAuditor } from '../../../services/audit-targets.js'
 
 /** Options whose address this server connects to: checked like a channel's base URL. */
-const CONNECTED_TO: ReadonlySet<string> = new Set(['WeChatServerAddress', 'WorkerUrl'])
+const CONNECTED_TO: ReadonlySet<string> = new Set(['WeChatServerAddress', 'WorkerUrl', 'StripeApiBase', 'CreemApiBase'])
 /** Addresses only browsers or the payment provider are sent to: a metadata address is still refused. */
 const LINKED_TO: ReadonlySet<string> = new Set(['ServerAddress', 'PayAddress', 'CustomCallbackAddress'])
 
@@ -26,6 +26,7 @@ async function checkOptionTarget (outbound: Outbound, key: string, value: string
 }
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis }
   // Every option with its current value; credentials only say whether they are set.
   app.get('/', { config: { auth: 'root' } }, async () => {
     const stored = await findAllOptions(app.db)
@@ -52,10 +53,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (SECRET_OPTIONS.has(key as OptionKey)) {
       // Replacing or removing a credential needs a fresh secure verification; the blank or
       // mask a form sends back changes nothing and passes.
-      if (req.body.clear === true || !isSecretPlaceholder(String(req.body.value))) await requireFreshVerification(app, req)
+      if (req.body.clear === true || !isSecretPlaceholder(String(req.body.value))) await requireFreshVerification(deps, req)
       if (req.body.clear === true) {
         const values = { [key as OptionKey]: '' }
-        await app.saveOptions(values, await optionAuditor(app, req, values, 'cleared'))
+        await app.saveOptions(values, await optionAuditor(deps, req, values, 'cleared'))
         return ok({ key, value: '' }, req.t(M.saved))
       }
       if (isSecretPlaceholder(String(req.body.value))) return ok({ key, value: '' }, req.t(M.saved))
@@ -65,6 +66,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     let value: string
     try {
       value = normaliseOption(key, String(req.body.value))
+      checkOptionAgainst(key, value, await app.loadOptions())
     } catch (err) {
       if (err instanceof OptionError) throw fail(err.msg, err.vars)
       throw err
@@ -72,14 +74,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (value !== '') await checkOptionTarget(app.outbound, key, value)
     if (PAYMENT_OPTIONS.has(key) && (await app.loadOptions()).str('ServerAddress') === '') throw fail(OM.serverAddressFirst)
     const values = { [key as OptionKey]: value }
-    await app.saveOptions(values, await optionAuditor(app, req, values))
+    await app.saveOptions(values, await optionAuditor(deps, req, values))
     return ok({ key, value: SECRET_OPTIONS.has(key as OptionKey) ? '' : value }, req.t(M.saved))
   })
 
   // Restores the default model, completion and per-call prices.
   app.post('/rest_model_ratio', { config: { auth: 'root' } }, async (req) => {
     const values = { ModelRatio: OPTION_DEFAULTS.ModelRatio, CompletionRatio: OPTION_DEFAULTS.CompletionRatio, ModelPrice: OPTION_DEFAULTS.ModelPrice, CacheRatio: OPTION_DEFAULTS.CacheRatio, CreateCacheRatio: OPTION_DEFAULTS.CreateCacheRatio, AudioRatio: OPTION_DEFAULTS.AudioRatio, AudioCompletionRatio: OPTION_DEFAULTS.AudioCompletionRatio }
-    await app.saveOptions(values, await optionAuditor(app, req, values, 'prices reset to the defaults'))
+    await app.saveOptions(values, await optionAuditor(deps, req, values, 'prices reset to the defaults'))
     return ok(null, req.t(M.saved))
   })
 }

@@ -27,6 +27,7 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
 /** Redemption codes, managed by admins. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, loadOptions: app.loadOptions }
   // Every answer here can carry codes, which are bearer secrets.
   app.addHook('onSend', async (_req, reply) => {
     reply.header('cache-control', 'no-store')
@@ -35,24 +36,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
     config: { auth: 'admin' },
     schema: { querystring: RedemptionListQuery, response: { 200: RedemptionPageResponse } }
-  }, async (req) => ok(await listRedemptionPage(app, req.query)))
+  }, async (req) => ok(await listRedemptionPage(deps, req.query)))
 
   app.get('/search', {
     config: { auth: 'admin' },
     schema: { querystring: RedemptionSearchQuery, response: { 200: RedemptionPageResponse } }
-  }, async (req) => ok(await listRedemptionPage(app, req.query)))
+  }, async (req) => ok(await listRedemptionPage(deps, req.query)))
 
   app.get('/:id', {
     config: { auth: 'admin' },
     schema: { params: IdParams, response: { 200: RedemptionResponse } }
-  }, async (req) => ok(await getRedemption(app, req.params.id)))
+  }, async (req) => ok(await getRedemption(deps, req.params.id)))
 
   app.post('/', {
     config: { auth: 'admin' },
     schema: { body: RedemptionCreateBody, response: { 200: RedemptionCreateResponse } }
   }, async (req) => {
-    const created = await createRedemptions(app, req.auth!.user, req.body)
-    await recordAudits(app, req, created.map((r) => ({ action: 'redemption.create', targetType: 'redemption', targetId: r.id, after: redemptionAudit(r) })))
+    const created = await createRedemptions(deps, req.auth!.user, req.body)
+    await recordAudits(deps, req, created.map((r) => ({ action: 'redemption.create', targetType: 'redemption', targetId: r.id, after: redemptionAudit(r) })))
     return ok(created.map((r) => r.key), req.t(WM.redemptionsCreated, { count: created.length }))
   })
 
@@ -64,10 +65,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: RedemptionResponse }
     }
   }, async (req) => {
-    const before = await getRedemption(app, req.body.id)
+    const before = await getRedemption(deps, req.body.id)
     const statusOnly = req.query.status_only === true
-    const after = statusOnly ? await setRedemptionStatus(app, req.body.id, req.body.status) : await updateRedemption(app, req.body)
-    await recordAudit(app, req, { action: 'redemption.update', targetType: 'redemption', targetId: after.id, before: redemptionAudit(before), after: redemptionAudit(after) })
+    const after = statusOnly ? await setRedemptionStatus(deps, req.body.id, req.body.status) : await updateRedemption(deps, req.body)
+    await recordAudit(deps, req, { action: 'redemption.update', targetType: 'redemption', targetId: after.id, before: redemptionAudit(before), after: redemptionAudit(after) })
     return statusOnly ? ok(after) : ok(after, req.t(WM.redemptionUpdated))
   })
 
@@ -77,9 +78,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
     }, async (req) => {
-      const before = await getRedemption(app, req.params.id)
-      await deleteRedemption(app, req.params.id)
-      await recordAudit(app, req, { action: 'redemption.delete', targetType: 'redemption', targetId: req.params.id, before: redemptionAudit(before) })
+      const before = await getRedemption(deps, req.params.id)
+      await deleteRedemption(deps, req.params.id)
+      await recordAudit(deps, req, { action: 'redemption.delete', targetType: 'redemption', targetId: req.params.id, before: redemptionAudit(before) })
       return ok(null, req.t(WM.redemptionDeleted))
     })
   }

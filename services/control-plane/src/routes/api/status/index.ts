@@ -1,10 +1,13 @@
-import { type StatusData, StatusResponse } from '@modelgate/contracts'
+import { ApiEnvelope, CreemStatusFields, StatusData } from '@modelgate/contracts'
 import type { OptionValues } from '@modelgate/contracts'
 import type { FastifyInstance } from 'fastify'
 import { onlineTopUpReady } from '../../../services/epay.js'
+import { stripeTopUpReady } from '../../../services/stripe.js'
+import { creemProductViews, creemTopUpReady } from '../../../services/creem.js'
+import Type from 'typebox'
 
 /** Builds the public status object from options (docs/domain.md, "status object"). */
-export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData {
+export function statusFromOptions (o: OptionValues, meta: { version: string, startTime: number }): StatusData & CreemStatusFields {
   return {
     version: meta.version,
     start_time: meta.startTime,
@@ -42,12 +45,22 @@ export function statusFromOptions (o: OptionValues, meta: { version: string, sta
     top_up_link: o.str('TopUpLink'),
     min_topup: o.num('MinTopUp'),
     price: o.num('Price'),
-    enable_online_topup: onlineTopUpReady(o)
+    enable_online_topup: onlineTopUpReady(o),
+    enable_stripe_topup: stripeTopUpReady(o),
+    stripe_min_topup: o.num('StripeMinTopUp'),
+    stripe_unit_price: o.num('StripeUnitPrice'),
+    stripe_currency: o.str('StripeCurrency'),
+    enable_creem_topup: creemTopUpReady(o),
+    // Names, prices and quota only: the API key and webhook secret never leave the options.
+    creem_products: creemProductViews(o)
   }
 }
 
+/** The status object with what the wallet needs to offer Creem top-up. */
+const StatusWithCreem = ApiEnvelope(Type.Object({ ...StatusData.properties, ...CreemStatusFields.properties }))
+
 export default async function statusRoutes (app: FastifyInstance, opts: { version: string, startTime: number }) {
-  app.get('/', { config: { auth: 'public' }, schema: { response: { 200: StatusResponse } } }, async () => ({
+  app.get('/', { config: { auth: 'public' }, schema: { response: { 200: StatusWithCreem } } }, async () => ({
     success: true,
     message: '',
     data: { ...statusFromOptions(await app.loadOptions(), opts), custom_oauth_providers: await app.publicOAuthProviders() }

@@ -27,26 +27,27 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 
 /** The caller's relay tokens; nobody sees another user's tokens. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, secrets: app.secrets, quota: app.quota, publishChange: app.publishChange, loadOptions: app.loadOptions }
   app.get('/', {
     config: { auth: 'user' },
     schema: { querystring: TokenListQuery, response: { 200: TokenPageResponse } }
-  }, async (req) => ok(await listTokens(app, req.auth!.user.id, req.query)))
+  }, async (req) => ok(await listTokens(deps, req.auth!.user.id, req.query)))
 
   app.get('/search', {
     config: { auth: 'user' },
     schema: { querystring: TokenSearchQuery, response: { 200: TokenPageResponse } }
-  }, async (req) => ok(await listTokens(app, req.auth!.user.id, req.query)))
+  }, async (req) => ok(await listTokens(deps, req.auth!.user.id, req.query)))
 
   app.get('/:id', {
     config: { auth: 'user' },
     schema: { params: IdParams, response: { 200: TokenResponse } }
-  }, async (req) => ok(await getToken(app, req.auth!.user.id, req.params.id)))
+  }, async (req) => ok(await getToken(deps, req.auth!.user.id, req.params.id)))
 
   app.post('/:id/key', {
     config: { auth: 'user' },
     schema: { params: IdParams, response: { 200: TokenKeyResponse } }
   }, async (req, reply) => {
-    const key = await revealTokenKey(app, req.auth!.user.id, req.params.id)
+    const key = await revealTokenKey(deps, req.auth!.user.id, req.params.id)
     reply.header('cache-control', 'no-store')
     return ok({ key })
   })
@@ -55,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'user' },
     schema: { body: TokenCreateBody, response: { 200: TokenCreateResponse } }
   }, async (req, reply) => {
-    const created = await createTokens(app, req.auth!.user, req.body)
+    const created = await createTokens(deps, req.auth!.user, req.body)
     // The answer carries the new full keys (shown once for copying): keep it out of caches.
     reply.header('cache-control', 'no-store')
     return ok(created.length === 1 ? created[0]! : created, req.t(TM.tokenCreated))
@@ -69,8 +70,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: TokenResponse }
     }
   }, async (req) => {
-    if (req.query.status_only === true) return ok(await setTokenStatus(app, req.auth!.user.id, req.body.id, req.body.status))
-    return ok(await updateToken(app, req.auth!.user, req.body), req.t(TM.tokenUpdated))
+    if (req.query.status_only === true) return ok(await setTokenStatus(deps, req.auth!.user.id, req.body.id, req.body.status))
+    return ok(await updateToken(deps, req.auth!.user, req.body), req.t(TM.tokenUpdated))
   })
 
   // The console calls DELETE /api/token/{id}/; both spellings are routes so each declares its access.
@@ -79,7 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'user' },
       schema: { params: IdParams, response: { 200: ApiEnvelope(Type.Null()) } }
     }, async (req) => {
-      await deleteToken(app, req.auth!.user.id, req.params.id)
+      await deleteToken(deps, req.auth!.user.id, req.params.id)
       return ok(null, req.t(TM.tokenDeleted))
     })
   }

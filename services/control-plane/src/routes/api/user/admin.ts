@@ -5,13 +5,12 @@ import {
   isTwoFactorEnabled,
   insertLog,
   listUsers,
-  ROLE,
   softDeleteUser,
   updateUser,
   type User,
   type UserUpdate
 } from '@modelgate/db'
-import { LOG_TYPE, USER_CONCURRENCY_MAX, USER_STATUS } from '@modelgate/contracts'
+import { LOG_TYPE, USER_CONCURRENCY_MAX, USER_STATUS, ROLES } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
@@ -31,6 +30,7 @@ import { recordAudit } from '../../../services/audit.js'
 import { userAudit } from '../../../services/audit-targets.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, loadOptions: app.loadOptions }
   /** The target user, when the caller outranks it (or it is the caller, for reading). */
   async function target (req: FastifyRequest, id: number, opts: { allowSelf: boolean }): Promise<User> {
     const actor = req.auth!.user
@@ -71,15 +71,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         password: Type.String({ maxLength: 64 }),
         display_name: Type.Optional(Type.String({ maxLength: 64 })),
         // A normal user or an admin; the super admin is made only at first start.
-        role: Type.Optional(Type.Union([Type.Literal(ROLE.common), Type.Literal(ROLE.admin)]))
+        role: Type.Optional(Type.Union([Type.Literal(ROLES.common), Type.Literal(ROLES.admin)]))
       })
     }
   }, async (req) => {
-    const { username, password, display_name: displayName, role = ROLE.common } = req.body
+    const { username, password, display_name: displayName, role = ROLES.common } = req.body
     if (username.trim() === '' || password === '') throw fail(M.usernamePasswordEmpty)
     if (role >= req.auth!.user.role) throw fail(M.cannotCreateSameOrHigher)
-    const user = await createAccount(app, { username: username.trim(), password, displayName: displayName?.trim() || undefined, role })
-    await recordAudit(app, req, { action: 'user.create', targetType: 'user', targetId: user.id, after: userAudit(user) })
+    const user = await createAccount(deps, { username: username.trim(), password, displayName: displayName?.trim() || undefined, role })
+    await recordAudit(deps, req, { action: 'user.create', targetType: 'user', targetId: user.id, after: userAudit(user) })
     return ok(publicUser(user), req.t(M.userCreated))
   })
 
@@ -138,7 +138,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             content: `admin ${actor.username} (id ${actor.id}) changed the quota from ${user.quota - delta} to ${user.quota}`
           })
         }
-        await recordAudit(app, req, { action: 'user.update', targetType: 'user', targetId: before.id, before: userAudit(before), after: userAudit(user) }, trx)
+        await recordAudit(deps, req, { action: 'user.update', targetType: 'user', targetId: before.id, before: userAudit(before), after: userAudit(user) }, trx)
         return user
       })
     } catch (err) {
@@ -164,19 +164,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const { id, action } = req.body
     const user = await findUserById(app.db, id)
     if (user === undefined) throw fail(M.userNotFound)
-    if (user.role >= ROLE.root && action !== 'enable') throw fail(M.cannotTouchRoot)
+    if (user.role >= ROLES.root && action !== 'enable') throw fail(M.cannotTouchRoot)
     if (!outranks(actor, user)) throw forbidden(M.cannotManageSameOrHigher)
     let updated: User | undefined
     switch (action) {
       case 'promote':
-        if (actor.role < ROLE.root) throw forbidden(M.onlyRootPromotes)
-        if (user.role >= ROLE.admin) throw fail(M.alreadyAdmin)
-        updated = await updateUser(app.db, id, { role: ROLE.admin })
+        if (actor.role < ROLES.root) throw forbidden(M.onlyRootPromotes)
+        if (user.role >= ROLES.admin) throw fail(M.alreadyAdmin)
+        updated = await updateUser(app.db, id, { role: ROLES.admin })
         break
       case 'demote':
-        if (actor.role < ROLE.root) throw forbidden(M.onlyRootPromotes)
-        if (user.role === ROLE.common) throw fail(M.alreadyCommon)
-        updated = await updateUser(app.db, id, { role: ROLE.common })
+        if (actor.role < ROLES.root) throw forbidden(M.onlyRootPromotes)
+        if (user.role === ROLES.common) throw fail(M.alreadyCommon)
+        updated = await updateUser(app.db, id, { role: ROLES.common })
         break
       case 'disable':
         updated = await updateUser(app.db, id, { status: USER_STATUS.disabled, session_version: user.session_version + 1 })
@@ -189,7 +189,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         break
     }
     if (updated === undefined) throw fail(M.userNotFound)
-    await recordAudit(app, req, { action: `user.${action}`, targetType: 'user', targetId: id, before: userAudit(user), after: userAudit(updated) })
+    await recordAudit(deps, req, { action: `user.${action}`, targetType: 'user', targetId: id, before: userAudit(user), after: userAudit(updated) })
     await app.publishChange({ kind: 'user', id })
     return ok({ status: updated.status, role: updated.role, deleted: updated.deleted_at !== null })
   })

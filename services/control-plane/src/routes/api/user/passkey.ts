@@ -32,20 +32,21 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
  * admin's reset under /api/user/:id/passkey.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/passkey', { config: { auth: 'user' } }, async (req) => ok(await passkeyList(app, req.auth!.user.id)))
+  const deps = { db: app.db, redis: app.redis, log: app.log, loadOptions: app.loadOptions, startSession: app.startSession }
+  app.get('/passkey', { config: { auth: 'user' } }, async (req) => ok(await passkeyList(deps, req.auth!.user.id)))
 
   // A new sign-in credential: a stolen session alone must not add one, so it needs a fresh
   // verification (password, 2FA code or an existing passkey) like a password change.
   app.post('/passkey/register/begin', { config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } } }, async (req) => {
-    await requireFreshVerificationIfVerifiable(app, req)
-    return ok({ options: await registrationOptions(app, req) })
+    await requireFreshVerificationIfVerifiable(deps, req)
+    return ok({ options: await registrationOptions(deps, req) })
   })
 
   app.post('/passkey/register/finish', {
     config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: PasskeyRegisterBody }
   }, async (req) => {
-    const saved = await finishRegistration(app, req, req.body.response, req.body.name)
+    const saved = await finishRegistration(deps, req, req.body.response, req.body.name)
     return ok(passkeyView(saved), req.t(PM.registered))
   })
 
@@ -57,49 +58,49 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/passkey/:id', { config: { auth: 'user' }, schema: { params: IdParams } }, async (req) => {
-    await requireFreshVerification(app, req)
+    await requireFreshVerification(deps, req)
     if (await deletePasskey(app.db, req.auth!.user.id, req.params.id) === undefined) throw fail(PM.notFound)
     return ok(null, req.t(PM.deleted))
   })
 
   // new-api's route (one passkey per account there): removes every passkey of the caller.
   app.delete('/passkey', { config: { auth: 'user' } }, async (req) => {
-    await requireFreshVerification(app, req)
+    await requireFreshVerification(deps, req)
     if (await deleteUserPasskeys(app.db, req.auth!.user.id) === 0) throw fail(PM.none)
     return ok(null, req.t(PM.deletedAll))
   })
 
   // Passwordless sign-in: no username; the passkey names the account. A complete sign-in (no
   // second step), counted toward the login lockout when refused.
-  app.post('/passkey/login/begin', { config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } } }, async (req) => ok(await loginOptions(app, req)))
+  app.post('/passkey/login/begin', { config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } } }, async (req) => ok(await loginOptions(deps, req)))
 
   app.post('/passkey/login/finish', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: PasskeyLoginBody }
   }, async (req, reply) => {
-    const user = await finishLogin(app, req, req.body.flow_id, req.body.response)
-    return await finishSignIn(app, req, reply, user)
+    const user = await finishLogin(deps, req, req.body.flow_id, req.body.response)
+    return await finishSignIn(deps, req, reply, user)
   })
 
   // Secure verification with a passkey: the same mark POST /api/verify sets.
-  app.post('/passkey/verify/begin', { config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } } }, async (req) => ok({ options: await verificationOptions(app, req) }))
+  app.post('/passkey/verify/begin', { config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } } }, async (req) => ok({ options: await verificationOptions(deps, req) }))
 
   app.post('/passkey/verify/finish', {
     config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: PasskeyVerifyBody }
   }, async (req) => {
     const user = req.auth!.user
-    await refuseWhileLocked(app, req, [user.username])
-    await acceptVerification(app, req, req.body.response)
-    const expiresAt = await markVerified(app, req)
-    return ok({ verified: true, expires_at: expiresAt, methods: await verificationMethods(app, user) }, req.t(TM.verified))
+    await refuseWhileLocked(deps, req, [user.username])
+    await acceptVerification(deps, req, req.body.response)
+    const expiresAt = await markVerified(deps, req)
+    return ok({ verified: true, expires_at: expiresAt, methods: await verificationMethods(deps, user) }, req.t(TM.verified))
   })
 
   app.get('/:id/passkey', { config: { auth: 'admin' }, schema: { params: IdParams } }, async (req) => {
     const target = await findUserById(app.db, req.params.id)
     if (target === undefined) throw fail(M.userNotFound)
     if (target.id !== req.auth!.user.id && !outranks(req.auth!.user, target)) throw forbidden(M.cannotManageSameOrHigher)
-    return ok(await passkeyList(app, target.id))
+    return ok(await passkeyList(deps, target.id))
   })
 
   // For a user who lost a device (or whose passkey is in doubt): removes every passkey and ends
@@ -111,7 +112,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const removed = await app.db.transaction().execute(async (trx) => {
       const n = await deleteUserPasskeys(trx, target.id)
       if (n > 0) {
-        await recordAudit(app, req, {
+        await recordAudit(deps, req, {
           action: 'passkey.reset',
           targetType: 'user',
           targetId: target.id,
@@ -123,7 +124,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return n
     })
     if (removed === 0) throw fail(PM.userHasNone)
-    await revokeSessions(app, target.id)
+    await revokeSessions(deps, target.id)
     await app.publishChange({ kind: 'user', id: target.id })
     return ok({ removed }, req.t(PM.resetDone))
   }

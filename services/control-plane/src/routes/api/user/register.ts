@@ -9,6 +9,7 @@ import { checkPassword, checkUsername, createAccount, hashPassword } from '../..
 import { checkEmailFormat, consumeEmailCode, consumeResetToken, normalizeEmail, randomPassword } from '../../../services/verification.js'
 
 const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
+  const deps = { db: app.db, redis: app.redis, loadOptions: app.loadOptions }
   app.post('/register', {
     config: { auth: 'public', rateLimit: { max: 20, timeWindow: '20 minutes' } },
     schema: {
@@ -43,10 +44,10 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
       if (await findLiveUserBy(app.db, 'email', email) !== undefined) throw fail(AM.emailInUse)
       // Checked before the code is spent, so a taken name does not cost the user a new mail.
       if (await findLiveUserBy(app.db, 'username', username) !== undefined) throw fail(M.usernameTaken)
-      if (!await consumeEmailCode(app, email, code)) throw fail(AM.codeInvalid)
+      if (!await consumeEmailCode(deps, email, code)) throw fail(AM.codeInvalid)
     }
     const affCode = req.body.aff_code?.trim()
-    await createAccount(app, { username, password, email, affCode: affCode === '' ? undefined : affCode })
+    await createAccount(deps, { username, password, email, affCode: affCode === '' ? undefined : affCode })
     return ok(null, req.t(AM.registered))
   })
 
@@ -55,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     schema: { body: Type.Object({ email: Type.String({ maxLength: 254 }), token: Type.String({ maxLength: 128 }) }) }
   }, async (req) => {
     const email = normalizeEmail(req.body.email)
-    if (email === '' || !await consumeResetToken(app, email, req.body.token)) throw fail(AM.resetInvalid)
+    if (email === '' || !await consumeResetToken(deps, email, req.body.token)) throw fail(AM.resetInvalid)
     const user = await findLiveUserBy(app.db, 'email', email)
     if (user === undefined) throw fail(AM.resetInvalid)
     const password = randomPassword()

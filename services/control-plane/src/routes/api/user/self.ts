@@ -1,4 +1,5 @@
-import { findModelsForGroup, ROLE, softDeleteUser, transferAffQuota, updateUser, type UserUpdate } from '@modelgate/db'
+import { ROLES } from '@modelgate/contracts'
+import { findModelsForGroup, softDeleteUser, transferAffQuota, updateUser, type UserUpdate } from '@modelgate/db'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import Type from 'typebox'
 import { fail, ok } from '../../../lib/errors.js'
@@ -9,6 +10,7 @@ import { revokeSessions } from '../../../services/sessions.js'
 import { requireFreshVerificationIfVerifiable } from '../../../services/secure-verify.js'
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, loadOptions: app.loadOptions }
   app.put('/self', {
     config: { auth: 'user' },
     schema: {
@@ -25,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const changingPassword = req.body.password !== undefined && req.body.password !== ''
     if (changingPassword) {
       checkPassword(req.body.password!)
-      await requireFreshVerificationIfVerifiable(app, req)
+      await requireFreshVerificationIfVerifiable(deps, req)
       // Accounts made through OAuth have no password yet and may set one directly.
       if (user.password_hash !== '' && !await verifyPassword(user.password_hash, req.body.original_password ?? '')) {
         throw fail(M.wrongOriginalPassword)
@@ -40,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // Every other session ended with the version bump (their rows are marked too, and the
       // gateway told); this one goes on under the new version on a fresh cookie.
       const jti = req.auth!.session?.jti
-      await revokeSessions(app, user.id, jti === undefined ? {} : { except: jti })
+      await revokeSessions(deps, user.id, jti === undefined ? {} : { except: jti })
       if (jti !== undefined) await app.renewSession(req, reply, updated)
       await app.publishChange({ kind: 'user', id: user.id })
     }
@@ -49,14 +51,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/self', { config: { auth: 'user' } }, async (req, reply) => {
     const user = req.auth!.user
-    if (user.role >= ROLE.root) throw fail(M.cannotDeleteRootSelf)
+    if (user.role >= ROLES.root) throw fail(M.cannotDeleteRootSelf)
     await softDeleteUser(app.db, user.id)
     await app.publishChange({ kind: 'user', id: user.id })
     await app.endSession(req, reply)
     return ok(null, req.t(M.accountDeleted))
   })
 
-  app.get('/aff', { config: { auth: 'user' } }, async (req) => ok(await ensureAffCode(app, req.auth!.user)))
+  app.get('/aff', { config: { auth: 'user' } }, async (req) => ok(await ensureAffCode(deps, req.auth!.user)))
 
   app.post('/aff_transfer', {
     config: { auth: 'user' },

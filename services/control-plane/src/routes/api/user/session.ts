@@ -12,6 +12,7 @@ import { completeFirstFactor, finishSignIn, openFlow, spendFlow, verifySecondFac
 import { publicUser, verifyPassword } from '../../../services/users.js'
 
 const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
+  const deps = { db: app.db, redis: app.redis, log: app.log, secrets: app.secrets, startSession: app.startSession }
   app.post('/login', {
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: {
@@ -26,16 +27,16 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     await checkTurnstile(app, req, opts.turnstileVerifyUrl)
 
     const login = username.trim()
-    await refuseWhileLocked(app, req, [login])
+    await refuseWhileLocked(deps, req, [login])
     const user = await findLiveUserByLogin(app.db, login)
     const valid = await verifyPassword(user?.password_hash, password)
     if (user === undefined || !valid) {
-      await countLoginFailure(app, req, [login])
+      await countLoginFailure(deps, req, [login])
       throw fail(M.loginFailed)
     }
     if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
     // With two-factor sign-in: `{require_2fa, flow_token}` and no cookie until POST /login/2fa.
-    return await completeFirstFactor(app, req, reply, user, login)
+    return await completeFirstFactor(deps, req, reply, user, login)
   })
 
   // The second step of a sign-in: a TOTP or backup code for the flow token of the first step.
@@ -44,17 +45,17 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     config: { auth: 'public', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: Type.Object({ code: Type.String({ maxLength: 64 }), flow_token: Type.String({ maxLength: 128 }) }) }
   }, async (req, reply) => {
-    const { user, logins } = await openFlow(app, req.body.flow_token)
-    await refuseWhileLocked(app, req, logins)
+    const { user, logins } = await openFlow(deps, req.body.flow_token)
+    await refuseWhileLocked(deps, req, logins)
     if (req.body.code.trim() === '') throw fail(TM.codeRequired)
-    if (await verifySecondFactor(app, user, req.body.code) === undefined) {
-      await countLoginFailure(app, req, logins)
+    if (await verifySecondFactor(deps, user, req.body.code) === undefined) {
+      await countLoginFailure(deps, req, logins)
       throw fail(TM.codeInvalid)
     }
-    if (!await spendFlow(app, req.body.flow_token, user.id)) throw fail(TM.flowExpired)
+    if (!await spendFlow(deps, req.body.flow_token, user.id)) throw fail(TM.flowExpired)
     if (user.status !== USER_STATUS.enabled) throw fail(M.userBanned)
-    await clearLoginFailures(app, logins)
-    return await finishSignIn(app, req, reply, user)
+    await clearLoginFailures(deps, logins)
+    return await finishSignIn(deps, req, reply, user)
   })
 
   app.get('/logout', { config: { auth: 'public' } }, async (req, reply) => {

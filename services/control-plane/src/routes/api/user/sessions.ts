@@ -6,12 +6,13 @@ import { listSessions, revokeOtherSessions, revokeSession } from '../../../servi
 
 /** The caller's signed-in console sessions (registered under /user): list, end one, end the others. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, renewSession: app.renewSession }
   app.get('/sessions', {
     config: { auth: 'user' },
     schema: { response: { 200: SessionListResponse } }
   }, async (req, reply) => {
     reply.header('cache-control', 'no-store')
-    return ok(await listSessions(app, req))
+    return ok(await listSessions(deps, req))
   })
 
   app.delete('/sessions/:id', {
@@ -23,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       await app.endSession(req, reply)
       return ok(1, req.t(SM.sessionRevoked))
     }
-    if (!await revokeSession(app, req.auth!.user.id, req.params.id)) throw fail(SM.sessionNotFound)
+    if (!await revokeSession(deps, req.auth!.user.id, req.params.id)) throw fail(SM.sessionNotFound)
     return ok(1, req.t(SM.sessionRevoked))
   })
 
@@ -31,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'user' },
     schema: { response: { 200: SessionRevokeResponse } }
   }, async (req, reply) => {
-    const n = await revokeOtherSessions(app, req, reply)
+    const n = await revokeOtherSessions(deps, req, reply)
     return ok(n, req.t(SM.othersRevoked, { n }))
   })
 }

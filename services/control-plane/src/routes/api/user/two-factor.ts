@@ -5,11 +5,10 @@ import {
   findTwoFactor,
   findUserById,
   replaceBackupCodes,
-  ROLE,
   savePendingTwoFactor,
   acceptTwoFactorStep
 } from '@modelgate/db'
-import { TwoFactorCodeBody } from '@modelgate/contracts'
+import { TwoFactorCodeBody, ROLES } from '@modelgate/contracts'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import Type from 'typebox'
@@ -25,12 +24,13 @@ import { outranks } from '../../../services/users.js'
 
 /** Two-factor sign-in (TOTP) under /api/user/2fa, and the admin's reset under /api/user/:id/2fa. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, log: app.log, secrets: app.secrets }
   app.get('/2fa/status', { config: { auth: 'user' } }, async (req) => {
     const user = req.auth!.user
     const [row, remaining, locked, options] = await Promise.all([
       findTwoFactor(app.db, user.id),
       countBackupCodesRemaining(app.db, user.id),
-      isLoginLocked(app, user.username),
+      isLoginLocked(deps, user.username),
       app.loadOptions()
     ])
     const enabled = row?.enabled === true
@@ -39,7 +39,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       pending: row !== undefined && !enabled,
       locked,
       backup_codes_remaining: enabled ? remaining : 0,
-      setup_required: !enabled && user.role >= ROLE.admin && options.bool('TwoFactorRequiredForAdmins')
+      setup_required: !enabled && user.role >= ROLES.admin && options.bool('TwoFactorRequiredForAdmins')
     })
   })
 
@@ -72,9 +72,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const user = req.auth!.user
     const row = await findTwoFactor(app.db, user.id)
     if (row?.enabled !== true) throw fail(TM.notEnabled)
-    await refuseWhileLocked(app, req, [user.username])
-    if (await verifySecondFactor(app, user, code) === undefined) {
-      await countLoginFailure(app, req, [user.username])
+    await refuseWhileLocked(deps, req, [user.username])
+    if (await verifySecondFactor(deps, user, code) === undefined) {
+      await countLoginFailure(deps, req, [user.username])
       throw fail(TM.codeInvalid)
     }
   }
@@ -82,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Needs a fresh secure verification as well as a code: a stolen session alone cannot turn it off.
   app.post('/2fa/disable', { config: { auth: 'user' }, schema: { body: TwoFactorCodeBody } }, async (req) => {
     const user = req.auth!.user
-    await requireFreshVerification(app, req)
+    await requireFreshVerification(deps, req)
     await requireOwnCode(req, req.body.code)
     await app.db.transaction().execute(async (trx) => { await deleteTwoFactor(trx, user.id) })
     return ok({ enabled: false }, req.t(TM.disabled))
@@ -114,7 +114,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (row?.enabled !== true) throw fail(TM.notEnabled)
     await app.db.transaction().execute(async (trx) => {
       await deleteTwoFactor(trx, target.id)
-      await recordAudit(app, req, {
+      await recordAudit(deps, req, {
         action: '2fa.reset',
         targetType: 'user',
         targetId: target.id,
@@ -123,7 +123,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         note: target.username
       }, trx)
     })
-    await revokeSessions(app, target.id)
+    await revokeSessions(deps, target.id)
     await app.publishChange({ kind: 'user', id: target.id })
     return ok(null, req.t(TM.resetDone))
   })

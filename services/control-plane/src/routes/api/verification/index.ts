@@ -16,6 +16,7 @@ const EmailQuery = Type.Object({
 
 /** Routes that mail a secret to an address: GET /verification (a code) and GET /reset_password (a link). */
 const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async (app, opts) => {
+  const deps = { redis: app.redis, outbound: app.outbound, loadOptions: app.loadOptions }
   app.get('/verification', {
     config: { auth: 'public', rateLimit: MAIL_RATE_LIMIT },
     schema: { querystring: EmailQuery }
@@ -25,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     checkEmailAllowed(await app.loadOptions(), email)
     await checkTurnstile(app, req, opts.turnstileVerifyUrl)
     if (await findLiveUserBy(app.db, 'email', email) !== undefined) throw fail(AM.emailInUse)
-    await sendEmailCode(app, req, email)
+    await sendEmailCode(deps, req, email)
     return ok(null, req.t(AM.codeSent))
   })
 
@@ -43,8 +44,8 @@ const routes: FastifyPluginAsyncTypebox<{ turnstileVerifyUrl: string }> = async 
     if (serverAddress === '' && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(req.host)) throw fail(AM.serverAddressRequired)
     // The same answer (and cooldown) whether or not the address has an account, so this route
     // cannot be used to find out who is registered (SEC-02).
-    if (await findLiveUserBy(app.db, 'email', email) === undefined) await skipResetLink(app, req, email)
-    else await sendResetLink(app, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
+    if (await findLiveUserBy(app.db, 'email', email) === undefined) await skipResetLink(deps, req, email)
+    else await sendResetLink(deps, req, email, serverAddress !== '' ? serverAddress : `${req.protocol}://${req.host}`)
     return ok(null, req.t(AM.resetMailSent))
   })
 }

@@ -17,33 +17,34 @@ const methodsOf = verificationMethods
  * (services/secure-verify.ts); wrong answers count toward the sign-in lockout.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = { db: app.db, redis: app.redis, log: app.log, secrets: app.secrets, loadOptions: app.loadOptions }
   app.post('/', {
     config: { auth: 'user', rateLimit: { max: 30, timeWindow: '1 minute' } },
     schema: { body: VerifyBody }
   }, async (req) => {
     const user = req.auth!.user
     const { method } = req.body
-    if (!(await methodsOf(app, user)).includes(method)) throw fail(TM.verifyMethodUnavailable)
-    await refuseWhileLocked(app, req, [user.username])
+    if (!(await methodsOf(deps, user)).includes(method)) throw fail(TM.verifyMethodUnavailable)
+    await refuseWhileLocked(deps, req, [user.username])
     if (req.body.method === 'passkey') {
       // The assertion answers the challenge of POST /api/user/passkey/verify/begin; a refusal counts toward the lockout there.
-      await acceptVerification(app, req, req.body.response)
-      return ok({ verified: true, expires_at: await markVerified(app, req), methods: await methodsOf(app, user) }, req.t(TM.verified))
+      await acceptVerification(deps, req, req.body.response)
+      return ok({ verified: true, expires_at: await markVerified(deps, req), methods: await methodsOf(deps, user) }, req.t(TM.verified))
     }
     const value = req.body.value
     const right = method === 'password'
       ? await verifyPassword(user.password_hash, value)
-      : value.trim() !== '' && await verifySecondFactor(app, user, value) !== undefined
+      : value.trim() !== '' && await verifySecondFactor(deps, user, value) !== undefined
     if (!right) {
-      await countLoginFailure(app, req, [user.username])
+      await countLoginFailure(deps, req, [user.username])
       throw fail(method === 'password' ? TM.verifyWrongPassword : TM.codeInvalid)
     }
-    const expiresAt = await markVerified(app, req)
-    return ok({ verified: true, expires_at: expiresAt, methods: await methodsOf(app, user) }, req.t(TM.verified))
+    const expiresAt = await markVerified(deps, req)
+    return ok({ verified: true, expires_at: expiresAt, methods: await methodsOf(deps, user) }, req.t(TM.verified))
   })
 
   app.get('/status', { config: { auth: 'user' } }, async (req) => {
-    const [status, methods] = await Promise.all([verificationStatus(app, req), methodsOf(app, req.auth!.user)])
+    const [status, methods] = await Promise.all([verificationStatus(deps, req), methodsOf(deps, req.auth!.user)])
     return ok({ ...status, methods })
   })
 }
