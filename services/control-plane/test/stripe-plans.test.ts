@@ -101,3 +101,64 @@ t.test('a plan without a Stripe price, a disabled plan, and Stripe not configure
   t.same((await buy(app, standIn, headers, plain.id)).body, { success: false, message: 'Card payment (Stripe) is not enabled by the administrator' })
   t.equal(standIn.sessions.length, 0, 'no session was created')
 })
+
+t.test('a refunded or lost-disputed plan payment marks its order refunded once and, by the option, ends its subscription', async (t) => {
+  const { app, standIn, userId, headers, plan } = await setup(t)
+  const start = async (subscription: string) => {
+    const bought = await buy(app, standIn, headers, plan.id)
+    const tradeNo = bought.form!.get('client_reference_id')!
+    t.equal(await deliver(app, event('checkout.session.completed', completed(bought.sessionId!, tradeNo, 1999, subscription))), 200)
+    return tradeNo
+  }
+  const charge = (pi: string, refunded = true) => ({ id: `ch_${pi}`, object: 'charge', payment_intent: pi, refunded, amount: 1999, amount_refunded: refunded ? 1999 : 500, currency: 'usd' })
+  const orderStatus = async (tradeNo: string) => (await app.db.selectFrom('subscription_orders').select('status').where('trade_no', '=', tradeNo).executeTakeFirstOrThrow()).status
+  const logs = async () => await app.db.selectFrom('logs').select('content').where('user_id', '=', userId).where('content', 'like', 'stripe %').orderBy('id').execute()
+
+  // A renewal invoice refunded in full: the order and every period of its chain end.
+  const first = await start('sub_a')
+  t.equal(await deliver(app, event('invoice.paid', invoice('in_a_cycle', first, 'subscription_cycle', 'sub_a'))), 200)
+  t.equal((await periods(app, userId)).filter((p) => p.status === 'active').length, 2, 'a purchase and its renewal')
+  standIn.invoicesPaidBy.set('pi_a_cycle', invoice('in_a_cycle', first, 'subscription_cycle', 'sub_a'))
+
+  t.equal(await deliver(app, event('charge.refunded', charge('pi_a_cycle', false))), 200, 'a partial refund is acknowledged')
+  t.equal(await orderStatus(first), 'success', 'and changes nothing')
+  const refund = event('charge.refunded', charge('pi_a_cycle'))
+  const codes = await Promise.all([deliver(app, refund), deliver(app, refund), deliver(app, event('charge.refunded', charge('pi_a_cycle')))])
+  t.same(codes, [200, 200, 200])
+  t.equal(await orderStatus(first), 'refunded')
+  t.same((await periods(app, userId)).map((p) => p.status), ['cancelled', 'cancelled'], 'the periods it paid for ended now')
+  t.match(await logs(), [{ content: `stripe refund: plan order ${first} (19.99 USD) refunded, its subscription ended` }], 'logged once')
+  const lookup = standIn.lookups.at(-1)!
+  t.equal(lookup.get('payment[payment_intent]'), 'pi_a_cycle', 'Stripe was asked which invoice the payment paid')
+
+  // A lost dispute with the option off: the order is marked, the subscription kept.
+  await app.saveOptions({ StripeRefundDeductsQuota: 'false' })
+  const second = await start('sub_b')
+  standIn.invoicesPaidBy.set('pi_b_first', invoice('in_b_first', second, 'subscription_create', 'sub_b'))
+  const dispute = (status: string) => ({ id: `dp_${status}`, object: 'dispute', payment_intent: 'pi_b_first', status, amount: 1999, currency: 'usd' })
+  t.equal(await deliver(app, event('charge.dispute.closed', dispute('won'))), 200)
+  t.equal(await orderStatus(second), 'success', 'a won dispute changes nothing')
+  t.equal(await deliver(app, event('charge.dispute.closed', dispute('lost'))), 200)
+  t.equal(await orderStatus(second), 'refunded')
+  t.equal((await periods(app, userId)).at(-1)?.status, 'active', 'the option off keeps the subscription')
+  t.match((await logs()).at(-1), { content: `stripe lost dispute: plan order ${second} (19.99 USD) marked refunded, subscription kept` })
+
+  // An invoice of another Stripe subscription naming this order, and a payment Stripe knows nothing of.
+  await app.saveOptions({ StripeRefundDeductsQuota: 'true' })
+  const third = await start('sub_c')
+  standIn.invoicesPaidBy.set('pi_forged', invoice('in_x', third, 'subscription_cycle', 'sub_someone_else'))
+  t.equal(await deliver(app, event('charge.refunded', charge('pi_forged'))), 200)
+  t.equal(await deliver(app, event('charge.refunded', charge('pi_nobody'))), 200)
+  t.equal(await orderStatus(third), 'success', 'neither touches the order')
+  t.equal((await periods(app, userId)).at(-1)?.status, 'active')
+
+  // Stripe unreachable: the event is answered with an error and handled again on its retry.
+  standIn.invoicesPaidBy.set('pi_c_first', invoice('in_c_first', third, 'subscription_create', 'sub_c'))
+  await app.saveOptions({ StripeApiSecret: 'sk_test_revoked' })
+  const later = event('charge.refunded', charge('pi_c_first'))
+  t.not(await deliver(app, later), 200, 'an error Stripe retries')
+  t.equal(await orderStatus(third), 'success')
+  await app.saveOptions({ StripeApiSecret: SECRET })
+  t.equal(await deliver(app, later), 200, 'the retry of the same event is handled')
+  t.equal(await orderStatus(third), 'refunded')
+})

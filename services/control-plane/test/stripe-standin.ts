@@ -19,10 +19,14 @@ export interface StandIn {
   /** Form bodies of the Checkout Sessions created, parsed. */
   sessions: Array<URLSearchParams & { id?: string }>
   ids: string[]
+  /** Invoices by the payment intent that paid them, for `GET /v1/invoice_payments`. */
+  invoicesPaidBy: Map<string, Record<string, unknown>>
+  /** Query strings of the invoice payment lookups made. */
+  lookups: URLSearchParams[]
 }
 
 export async function stripeStandIn (t: Test): Promise<StandIn> {
-  const state: StandIn = { base: '', sessions: [], ids: [] }
+  const state: StandIn = { base: '', sessions: [], ids: [], invoicesPaidBy: new Map(), lookups: [] }
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -33,7 +37,9 @@ export async function stripeStandIn (t: Test): Promise<StandIn> {
         res.end('<html><body><h1>Stand-in Stripe Checkout</h1></body></html>')
         return
       }
-      if (req.method !== 'POST' || req.url !== '/v1/checkout/sessions') {
+      const url = new URL(req.url ?? '/', 'http://stand.in')
+      const known = (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') || (req.method === 'GET' && url.pathname === '/v1/invoice_payments')
+      if (!known) {
         res.statusCode = 404
         res.end(JSON.stringify({ error: { message: `Unrecognized request URL (${req.method} ${req.url})`, type: 'invalid_request_error' } }))
         return
@@ -41,6 +47,18 @@ export async function stripeStandIn (t: Test): Promise<StandIn> {
       if (req.headers.authorization !== `Bearer ${SECRET}`) {
         res.statusCode = 401
         res.end(JSON.stringify({ error: { message: 'Invalid API Key provided: sk_test_****0000', type: 'invalid_request_error' } }))
+        return
+      }
+      if (req.method === 'GET') {
+        // The invoice payments of one payment intent, each with its invoice when expanded.
+        state.lookups.push(url.searchParams)
+        const pi = url.searchParams.get('payment[payment_intent]') ?? ''
+        const invoice = url.searchParams.get('payment[type]') === 'payment_intent' ? state.invoicesPaidBy.get(pi) : undefined
+        const expanded = url.searchParams.getAll('expand[0]').includes('data.invoice')
+        const data = invoice === undefined
+          ? []
+          : [{ id: `inpay_${pi}`, object: 'invoice_payment', invoice: expanded ? invoice : invoice['id'], payment: { type: 'payment_intent', payment_intent: pi }, status: 'paid' }]
+        res.end(JSON.stringify({ object: 'list', url: '/v1/invoice_payments', has_more: false, data }))
         return
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))

@@ -7,7 +7,7 @@ import { SM } from '../lib/subscription-messages.js'
 import { WM } from '../lib/wallet-messages.js'
 import type { Deps } from './deps.js'
 import { stripeClient, stripeFailure, stripeTopUpReady, type WebhookDeps } from './stripe.js'
-import { completeSubscriptionOrder, subscriptionTradeNo } from './subscriptions/orders.js'
+import { completeSubscriptionOrder, refundSubscriptionOrder, subscriptionTradeNo } from './subscriptions/orders.js'
 
 /*
  * Plans bought through Stripe Billing: a Checkout Session in subscription mode on the plan's
@@ -121,4 +121,39 @@ export async function onPlanInvoicePaid (deps: WebhookDeps, invoice: Stripe.Invo
   })
   if (renewed === undefined) return refuse('no subscription for the order', { trade_no: tradeNo })
   await deps.publishChange({ kind: 'user', id: order.user_id })
+}
+
+/**
+ * A refund or a lost dispute of a payment that is not a top-up's: when Stripe says the payment
+ * paid an invoice of a plan's Stripe subscription (its invoice payments, looked up by payment
+ * intent), the plan order is marked refunded once and, with StripeRefundDeductsQuota on, its
+ * subscription ends now (every period of the chain, as a Creem plan refund does). False when the
+ * payment paid no invoice of ours. A Stripe that cannot be asked throws, so the event is retried.
+ */
+export async function reversePlanPayment (deps: WebhookDeps, options: OptionValues, paymentIntent: string, why: 'refund' | 'lost dispute', refuse: Refuse): Promise<boolean> {
+  let invoice: Stripe.Invoice | string | undefined
+  try {
+    const payments = await stripeClient(deps.outbound, options).invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: paymentIntent }, expand: ['data.invoice'], limit: 1 })
+    invoice = payments.data[0]?.invoice as Stripe.Invoice | string | undefined
+  } catch (err) {
+    // Not a console error answered 200: the webhook must fail, so Stripe delivers the event again.
+    deps.log.warn({ err, payment_intent: paymentIntent.slice(0, 100) }, 'stripe could not be asked which invoice a refunded payment paid')
+    throw new Error('stripe could not say which invoice a refunded payment paid', { cause: err })
+  }
+  if (invoice === undefined || typeof invoice === 'string') return false
+  const details = invoice.parent?.subscription_details
+  const tradeNo = String(details?.metadata?.['trade_no'] ?? '').slice(0, 100)
+  const order = tradeNo === '' ? undefined : await findSubscriptionOrderByTradeNo(deps.db, tradeNo)
+  if (order?.payment_method !== 'stripe') return false
+  if (order.provider_ref !== null && order.provider_ref !== idOf(details?.subscription)) {
+    refuse('subscription differs', { trade_no: tradeNo })
+    return true
+  }
+  if (order.status === 'refunded') return true
+  if (order.status !== 'success') {
+    refuse('order closed', { trade_no: tradeNo })
+    return true
+  }
+  await refundSubscriptionOrder(deps, tradeNo, 'stripe', options.bool('StripeRefundDeductsQuota'), why)
+  return true
 }

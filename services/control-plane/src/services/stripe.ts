@@ -24,7 +24,7 @@ import type { Deps } from './deps.js'
 import { actOnce } from './webhook-events.js'
 import { formatCents, MAX_CENTS, payableCents, settleTopUp, topUpGroupRatio } from './epay.js'
 import { describeQuota } from './redemptions.js'
-import { onPlanInvoicePaid, onPlanSessionCompleted } from './stripe-plans.js'
+import { onPlanInvoicePaid, onPlanSessionCompleted, reversePlanPayment } from './stripe-plans.js'
 
 /** Currencies Stripe counts in whole units (no minor unit): the sum is sent as is. */
 const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf'])
@@ -165,7 +165,7 @@ type Refusal = 'bad signature' | 'not paid' | 'unknown order' | 'session differs
 /** What the webhook answers: 200 (handled, skipped or a replay), 400 (not from Stripe), 404 (not configured). */
 export type WebhookOutcome = 200 | 400 | 404
 
-export type WebhookDeps = Deps<'db' | 'log' | 'loadOptions' | 'quota' | 'publishChange'>
+export type WebhookDeps = Deps<'db' | 'log' | 'loadOptions' | 'quota' | 'publishChange' | 'outbound'>
 
 const idOf = (ref: string | { id: string } | null | undefined): string | undefined =>
   typeof ref === 'string' ? ref : ref?.id
@@ -254,9 +254,14 @@ function sumMatches (options: OptionValues, order: TopUp, session: Stripe.Checko
  * StripeRefundDeductsQuota on, takes the credited quota back. The success to refunded update
  * decides, so of any number of such events exactly one debits.
  */
-async function takeBack (deps: WebhookDeps, options: OptionValues, paymentIntent: string | undefined, why: 'refund' | 'lost dispute', refuse: (reason: Refusal, extra?: Record<string, unknown>) => void): Promise<void> {
-  const order = paymentIntent === undefined ? undefined : await findTopUpByStripePaymentIntent(deps.db, paymentIntent)
-  if (order === undefined) return refuse('unknown order', { payment_intent: paymentIntent?.slice(0, 100) })
+async function takeBack (deps: WebhookDeps, options: OptionValues, paymentIntent: string | undefined, why: 'refund' | 'lost dispute', refuse: (reason: Refusal | string, extra?: Record<string, unknown>) => void): Promise<void> {
+  if (paymentIntent === undefined) return refuse('unknown order', {})
+  const order = await findTopUpByStripePaymentIntent(deps.db, paymentIntent)
+  if (order === undefined) {
+    // Not a top-up: perhaps an invoice of a plan's Stripe subscription.
+    if (!await reversePlanPayment(deps, options, paymentIntent, why, refuse)) refuse('unknown order', { payment_intent: paymentIntent.slice(0, 100) })
+    return
+  }
   const deduct = options.bool('StripeRefundDeductsQuota')
   const done = await deps.db.transaction().execute(async (trx) => {
     const refunded = await refundTopUp(trx, order.trade_no, Math.floor(Date.now() / 1000))

@@ -77,7 +77,7 @@ export async function completeSubscriptionOrder (
  * RefundDeductsQuota option) the periods it paid for end now (their items' cached balances
  * dropped); a log row says which. True when this call recorded it.
  */
-export async function refundSubscriptionOrder (deps: Deps<'db' | 'quota' | 'publishChange'>, tradeNo: string, provider: string, endPeriods: boolean): Promise<boolean> {
+export async function refundSubscriptionOrder (deps: Deps<'db' | 'quota' | 'publishChange'>, tradeNo: string, provider: string, endPeriods: boolean, why: 'refund' | 'lost dispute' = 'refund'): Promise<boolean> {
   const done = await deps.db.transaction().execute(async (trx) => {
     const refunded = await refundSubscriptionOrderRow(trx, tradeNo, endPeriods)
     if (refunded === undefined) return undefined
@@ -87,7 +87,7 @@ export async function refundSubscriptionOrder (deps: Deps<'db' | 'quota' | 'publ
       user_id: order.user_id,
       username: (await findUserById(trx, order.user_id))?.username ?? '',
       quota: 0,
-      content: `${provider} refund: plan order ${tradeNo} (${formatCents(BigInt(order.price_minor))} ${order.currency}) ${endPeriods ? 'refunded, its subscription ended' : 'marked refunded, subscription kept'}`,
+      content: `${provider} ${why}: plan order ${tradeNo} (${formatCents(BigInt(order.price_minor))} ${order.currency}) ${endPeriods ? 'refunded, its subscription ended' : 'marked refunded, subscription kept'}`,
       other: { billing_source: 'order', plan_id: order.plan_id, trade_no: tradeNo }
     })
     return refunded

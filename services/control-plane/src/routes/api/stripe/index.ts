@@ -6,7 +6,7 @@ import { handleStripeWebhook } from '../../../services/stripe.js'
  * in this context every body is kept as the raw Buffer, unparsed.
  */
 export default async function stripeRoutes (app: FastifyInstance): Promise<void> {
-  const deps = { db: app.db, log: app.log, quota: app.quota, publishChange: app.publishChange, loadOptions: app.loadOptions }
+  const deps = { db: app.db, log: app.log, quota: app.quota, publishChange: app.publishChange, loadOptions: app.loadOptions, outbound: app.outbound }
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => { done(null, body) })
   app.post('/webhook', { config: { auth: 'public' } }, async (req, reply) => {
