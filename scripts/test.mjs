@@ -129,7 +129,7 @@ function plan (only) {
  * Runs one test file as tap would (its own process, TypeScript through tsx, the package's
  * timeout) and prints its output in one piece. Resolves to whether it passed.
  */
-function runFile (unit, index) {
+function runFile (unit, index, env = {}) {
   const { pkg, file } = unit
   const label = `@modelgate/${pkg.name}:test:`
   return new Promise((resolve) => {
@@ -140,7 +140,7 @@ function runFile (unit, index) {
     const child = spawn(command[0], [...command.slice(1), '--import', 'tsx', file], {
       cwd: pkg.dir,
       // tap's root test ends the file at TAP_TIMEOUT with a report of what was still running.
-      env: { ...process.env, TAP_TIMEOUT: String(pkg.timeout) },
+      env: { ...process.env, TAP_TIMEOUT: String(pkg.timeout), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true
     })
@@ -183,18 +183,61 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   })
 }
 
+/**
+ * Test databases on the shared Postgres are dropped here rather than by each test's teardown:
+ * each file's databases carry its tag (MODELGATE_TEST_DB_TAG, see packages/testing) and are
+ * dropped once the file has ended, a batch at a time, so that the checkpoint Postgres forces on
+ * every DROP DATABASE is shared by the batch instead of paid once per test.
+ */
+async function databaseDropper () {
+  let testing
+  let adminUrl
+  try {
+    testing = await import('@modelgate/testing')
+    adminUrl = await testing.sharedTestPostgres()
+  } catch {
+    adminUrl = undefined
+  }
+  if (adminUrl === undefined) return { tagOf: () => undefined, ended: () => {}, finish: async () => {} }
+  const run = Date.now().toString(36)
+  const ended = []
+  let dropping = Promise.resolve()
+  let dropped = 0
+  const drop = (tags) => {
+    dropping = dropping.then(async () => { dropped += await testing.dropTaggedTestDatabases(adminUrl, tags) })
+      .catch((err) => { process.stdout.write(`test: dropping test databases failed: ${err.message}\n`) })
+  }
+  return {
+    tagOf: (index) => `${run}x${index}`,
+    ended: (tag) => {
+      ended.push(tag)
+      if (ended.length >= 8) drop(ended.splice(0))
+    },
+    finish: async () => {
+      drop(ended.splice(0))
+      await dropping
+      process.stdout.write(`test: ${dropped} test databases dropped\n`)
+    }
+  }
+}
+
 async function runTests (only, slots) {
   const queue = plan(only)
   const total = queue.length
+  const databases = await databaseDropper()
   let done = 0
   const worker = async () => {
     for (let unit = queue.shift(); unit !== undefined; unit = queue.shift()) {
-      await runFile(unit, total - queue.length)
+      const index = total - queue.length
+      const tag = databases.tagOf(index)
+      await runFile(unit, index, tag === undefined ? {} : { MODELGATE_TEST_DB_TAG: tag })
+      if (tag !== undefined) databases.ended(tag)
       done++
       if (done % 10 === 0 || done === total) process.stdout.write(`test: ${done}/${total} files done at ${elapsed()}\n`)
     }
   }
   await Promise.all(Array.from({ length: slots }, worker))
+  await databases.finish()
 }
 
 /** scripts/test-times.json from a run's log: `@modelgate/<pkg>:test: ok N - test/x.test.ts # time=Ms`. */

@@ -140,6 +140,8 @@ export const testConfigSchema = Type.Object({
   TEST_DATABASE_URL: Type.Optional(databaseUrl),
   TEST_REDIS_URL: Type.Optional(redisUrl),
   /** The console build the browser tests serve (default: web/dist). */
-  E2E_WEB_DIST: Type.Optional(Type.String({ minLength: 1 }))
+  E2E_WEB_DIST: Type.Optional(Type.String({ minLength: 1 })),
+  /** Set by the suite's runner for each test file: its test databases are named with it and dropped by the runner. */
+  MODELGATE_TEST_DB_TAG: Type.Optional(Type.String({ pattern: '^[a-z0-9]{1,40}$', description: 'must be 1-40 lowercase letters and digits' }))
 })
 export type TestConfig = Static<typeof testConfigSchema>

@@ -1,6 +1,6 @@
-export { testServers } from './servers.js'
+export { sharedTestPostgres, testServers } from './servers.js'
 export type { TestServers } from './servers.js'
-export { createMigratedDatabase, createServiceEnv, createTestDatabase, createTestRedis, freePort, TEST_SECRETS, withDatabase } from './resources.js'
+export { createMigratedDatabase, createServiceEnv, createTestDatabase, createTestRedis, dropTaggedTestDatabases, freePort, TEST_SECRETS, withDatabase } from './resources.js'
 export type { Teardown, TestRedis } from './resources.js'
 export { httpTestProxy, socksTestProxy } from './proxies.js'
 export type { TestProxy } from './proxies.js'

@@ -3,9 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loadTestConfig } from '@modelgate/config'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { testServers } from './servers.js'
+import { sharedTestPostgres, testServers } from './servers.js'
 
 /** The part of a tap `Test` the helpers need. */
 export interface Teardown {
@@ -14,6 +15,47 @@ export interface Teardown {
 
 function uniqueName (prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
+}
+
+/**
+ * Under the suite's runner (scripts/test.mjs gives each test file a tag in MODELGATE_TEST_DB_TAG),
+ * a test database outlives its test: it is named `mg_test_<tag>_...` and the runner drops a file's
+ * databases after the file has ended, several at once. Postgres 15 forces a checkpoint on every
+ * DROP DATABASE, so dropping one per test made the server write and fsync every running test's
+ * pages hundreds of times a run. Without the tag (a file run on its own), teardown drops it.
+ */
+const DB_TAG = loadTestConfig().MODELGATE_TEST_DB_TAG
+
+/** A new test database's name, and whether its test's teardown drops it. */
+async function testDatabaseName (databaseUrl: string): Promise<{ name: string, dropAtTeardown: boolean }> {
+  if (DB_TAG !== undefined && databaseUrl === await sharedTestPostgres()) return { name: `mg_test_${DB_TAG}_${randomBytes(6).toString('hex')}`, dropAtTeardown: false }
+  return { name: uniqueName('mg_test'), dropAtTeardown: true }
+}
+
+/**
+ * Drops the test databases of the runner's tags `tags` (files that have ended), `concurrency` at
+ * once so that their forced checkpoints coincide. Answers how many were dropped.
+ */
+export async function dropTaggedTestDatabases (adminUrl: string, tags: string[], concurrency = 8): Promise<number> {
+  const wanted = tags.filter((tag) => /^[a-z0-9]{1,40}$/.test(tag))
+  if (wanted.length === 0) return 0
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  let names: string[]
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      'select datname from pg_database where split_part(datname, \'_\', 3) = any($1::text[]) and datname like \'mg\\_test\\_%\'', [wanted])
+    names = rows.map((r) => r.datname)
+  } finally {
+    await client.end()
+  }
+  const queue = [...names]
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      await adminQuery(adminUrl, `drop database if exists ${name} with (force)`)
+    }
+  }))
+  return names.length
 }
 
 /** Replaces the database name in a Postgres URL. */
@@ -39,11 +81,13 @@ async function adminQuery (adminUrl: string, text: string): Promise<void> {
  */
 export async function createTestDatabase (t: Teardown): Promise<string> {
   const { databaseUrl } = await testServers()
-  const name = uniqueName('mg_test')
+  const { name, dropAtTeardown } = await testDatabaseName(databaseUrl)
   await adminQuery(databaseUrl, `create database ${name}`)
-  t.teardown(async () => {
-    await adminQuery(databaseUrl, `drop database if exists ${name} with (force)`)
-  })
+  if (dropAtTeardown) {
+    t.teardown(async () => {
+      await adminQuery(databaseUrl, `drop database if exists ${name} with (force)`)
+    })
+  }
   return withDatabase(databaseUrl, name)
 }
 
@@ -122,11 +166,13 @@ export async function createMigratedDatabase (t: Teardown): Promise<string> {
   const { databaseUrl } = await testServers()
   template ??= migratedTemplate(databaseUrl)
   const source = await template
-  const name = uniqueName('mg_test')
+  const { name, dropAtTeardown } = await testDatabaseName(databaseUrl)
   await adminQuery(databaseUrl, `create database ${name} template ${source}`)
-  t.teardown(async () => {
-    await adminQuery(databaseUrl, `drop database if exists ${name} with (force)`)
-  })
+  if (dropAtTeardown) {
+    t.teardown(async () => {
+      await adminQuery(databaseUrl, `drop database if exists ${name} with (force)`)
+    })
+  }
   return withDatabase(databaseUrl, name)
 }
 

@@ -82,6 +82,14 @@ async function startContainers (need: { postgres: boolean, redis: boolean }): Pr
   }
 }
 
+/**
+ * The admin URL of a Postgres server that every test process of a run shares (TEST_DATABASE_URL,
+ * or the local standard port), or undefined when each process would start its own container.
+ */
+export async function sharedTestPostgres (): Promise<string | undefined> {
+  return loadTestConfig().TEST_DATABASE_URL ?? await localPostgres()
+}
+
 /** Resolves the test servers once per process. */
 export async function testServers (): Promise<TestServers> {
   servers ??= (async () => {
