@@ -22,6 +22,8 @@ const benchSchema = Type.Object({
   BENCH_POSTGRES_URL: Type.String({ pattern: '^postgres(ql)?://[^\\s]+$', default: 'postgres://postgres@127.0.0.1:5432/postgres', description: 'must be a postgres:// URL of a server where a database may be created' }),
   BENCH_REDIS_URL: Type.String({ pattern: '^rediss?://[^\\s]+$', default: 'redis://127.0.0.1:6379', description: 'must be a redis:// URL' }),
   // The services' own default (LOG_LEVEL), so the figures describe what a deployment runs.
+  BENCH_NODE: Type.String({ default: '', description: 'must be the path of a node binary (the one the services, the bare relay and the mock upstream run on; default: the bench\'s own)' }),
+  BENCH_NODE_FLAGS: Type.String({ default: '', pattern: '^(--[a-z0-9-]+(=[^\\s]+)?( |$))*$', description: 'must be space-separated Node flags such as --max-semi-space-size=8 (added for the three services)' }),
   BENCH_LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info', description: 'must be a log level (the services\' LOG_LEVEL during the run)' })
 })
 type BenchEnv = Static<typeof benchSchema>
@@ -40,6 +42,10 @@ export interface BenchOptions {
   redisUrl: string
   /** The services' LOG_LEVEL during the run: their default, info, unless asked otherwise. */
   logLevel: string
+  /** The node binary of every process the run starts ('' for the bench's own). */
+  node: string
+  /** Extra Node flags for the gateway, the control plane and the billing worker. */
+  nodeFlags: string[]
 }
 
 const USAGE = `npm run bench -- [options]   (every option also as a BENCH_* variable)
@@ -53,7 +59,10 @@ const USAGE = `npm run bench -- [options]   (every option also as a BENCH_* vari
   --log-rows N        logs table rows (BENCH_LOG_ROWS, default 10000000)
   --postgres-url URL  (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
   --redis-url URL     (BENCH_REDIS_URL, default redis://127.0.0.1:6379)
-  --log-level L       the services' LOG_LEVEL (BENCH_LOG_LEVEL, default info: what a deployment runs)`
+  --log-level L       the services' LOG_LEVEL (BENCH_LOG_LEVEL, default info: what a deployment runs)
+  --node PATH         node binary the services, bare relay and mock upstream run on (BENCH_NODE; default
+                      the bench's own), e.g. to compare two Node versions in one sitting
+  --node-flags "F"    extra Node flags for the three services (BENCH_NODE_FLAGS), e.g. --max-semi-space-size=8`
 
 function groupList (text: string, what: string): Group[] {
   const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
@@ -79,6 +88,8 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
       'postgres-url': { type: 'string' },
       'redis-url': { type: 'string' },
       'log-level': { type: 'string' },
+      node: { type: 'string' },
+      'node-flags': { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -98,7 +109,9 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
     BENCH_LOG_ROWS: values['log-rows'],
     BENCH_POSTGRES_URL: values['postgres-url'],
     BENCH_REDIS_URL: values['redis-url'],
-    BENCH_LOG_LEVEL: values['log-level']
+    BENCH_LOG_LEVEL: values['log-level'],
+    BENCH_NODE: values.node,
+    BENCH_NODE_FLAGS: values['node-flags']
   }
   // Flags go through the same schema, so a bad flag gets the same message as a bad variable.
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined))
@@ -117,7 +130,9 @@ export function benchOptions (argv: string[]): BenchOptions | undefined {
     logRows: fromFlags.BENCH_LOG_ROWS,
     postgresUrl: fromFlags.BENCH_POSTGRES_URL,
     redisUrl: fromFlags.BENCH_REDIS_URL,
-    logLevel: fromFlags.BENCH_LOG_LEVEL
+    logLevel: fromFlags.BENCH_LOG_LEVEL,
+    node: fromFlags.BENCH_NODE,
+    nodeFlags: fromFlags.BENCH_NODE_FLAGS.split(' ').filter((f) => f !== '')
   }
 }
 

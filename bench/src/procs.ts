@@ -32,9 +32,12 @@ export async function freePort (): Promise<number> {
 export class Children {
   readonly #children: Child[] = []
   readonly #logDir: string
+  readonly #node: string
 
-  constructor (logDir: string) {
+  /** `node`: the binary every child runs on ('' for the bench's own). */
+  constructor (logDir: string, node = '') {
     this.#logDir = logDir
+    this.#node = node === '' ? process.execPath : node
   }
 
   #track (name: string, proc: ChildProcess): Child {
@@ -54,13 +57,13 @@ export class Children {
 
   /** A Node script (a built service) with exactly `env` as its environment. */
   spawnNode (name: string, script: string, env: Record<string, string>, execArgv: string[] = []): Child {
-    const proc = spawn(process.execPath, [...execArgv, script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(this.#node, [...execArgv, script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     return this.#track(name, proc)
   }
 
   /** One of the bench's own TypeScript programs, with an IPC channel. */
   forkTs (name: string, script: string, args: string[] = []): Child {
-    const proc = fork(script, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    const proc = fork(script, args, { execPath: this.#node, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
     return this.#track(name, proc)
   }
 

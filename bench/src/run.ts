@@ -45,7 +45,7 @@ if (opts === undefined) process.exit(0)
 const options = opts
 
 /** A full run measures every group at the default sizes; only such a run replaces latest.json. */
-const full = options.groups.length === GROUPS.length && options.duration >= 10 && options.channels === 10_000 && options.logLevel === 'info' &&
+const full = options.groups.length === GROUPS.length && options.duration >= 10 && options.channels === 10_000 && options.logLevel === 'info' && options.node === '' && options.nodeFlags.length === 0 &&
   options.slowStreams === 5_000 && options.billingEvents === 100_000 && options.logRows === 10_000_000
 
 mkdirSync(profileDir, { recursive: true })
@@ -55,6 +55,8 @@ const resources = new StackResources({
   redisUrl: options.redisUrl,
   profileExecArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   logLevel: options.logLevel,
+  node: options.node,
+  nodeFlags: options.nodeFlags,
   log
 }, logDir)
 
@@ -94,7 +96,8 @@ async function machine (stack: Stack): Promise<Machine> {
     cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
     cores: cpus().length,
     memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
+    // The services' Node, which --node may have chosen.
+    node: options.node === '' ? process.version : execFileSync(options.node, ['--version'], { encoding: 'utf8' }).trim(),
     postgres: /^PostgreSQL [\d.]+/.exec(rows[0]?.v ?? '')?.[0] ?? 'PostgreSQL',
     redis: /redis_version:([\d.]+)/.exec(redisInfo)?.[1] ?? 'unknown',
     commit: commit === '' ? 'unknown' : `${commit}${git('status', '--porcelain') === '' ? '' : ' with local changes'}`,

@@ -36,6 +36,10 @@ export interface StackOptions {
   profileExecArgv: string[]
   /** The services' LOG_LEVEL. */
   logLevel: string
+  /** The node binary of every child ('' for the bench's own). */
+  node: string
+  /** Extra Node flags for the three services. */
+  nodeFlags: string[]
   log: (line: string) => void
 }
 
@@ -64,7 +68,7 @@ export class StackResources {
 
   constructor (opts: StackOptions, logDir: string) {
     this.#opts = opts
-    this.children = new Children(logDir)
+    this.children = new Children(logDir, opts.node)
   }
 
   get databaseUrl (): string {
@@ -100,7 +104,10 @@ export class StackResources {
     const bare = await forkWithPort(this.children, 'bare-relay', here('./bare-relay.ts'), [mockUrl])
     this.#checkpoint()
 
+    // Every port a service listens on is a free one, metrics included, so the bench runs beside
+    // a running `npm start` (which holds the default ports).
     const [gatewayPort, controlPlanePort, workerPort] = [await freePort(), await freePort(), await freePort()]
+    const metricsPorts = { gateway: await freePort(), controlPlane: await freePort(), worker: await freePort() }
     const env = {
       DATABASE_URL: this.databaseUrl,
       REDIS_URL: this.#opts.redisUrl,
@@ -118,13 +125,14 @@ export class StackResources {
       CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlanePort}`
     }
     // The control plane migrates the fresh database first; the others then find nothing to do.
-    const controlPlane = this.children.spawnNode('control-plane', require.resolve('@modelgate/control-plane/server'), env)
+    const flags = this.#opts.nodeFlags
+    const controlPlane = this.children.spawnNode('control-plane', require.resolve('@modelgate/control-plane/server'), { ...env, METRICS_PORT: String(metricsPorts.controlPlane) }, flags)
     await waitReady(`http://127.0.0.1:${controlPlanePort}/readyz`, 120_000, this.#alive('control-plane'))
       .catch((err: unknown) => { throw new Error(`${(err as Error).message}\n${Children.tail(controlPlane)}`) })
     this.#checkpoint()
-    const worker = this.children.spawnNode('billing-worker', require.resolve('@modelgate/billing-worker/server'), env, this.#opts.profileExecArgv)
+    const worker = this.children.spawnNode('billing-worker', require.resolve('@modelgate/billing-worker/server'), { ...env, METRICS_PORT: String(metricsPorts.worker) }, [...flags, ...this.#opts.profileExecArgv])
     this.gatewaySpawnedAt = performance.now()
-    const gateway = this.children.spawnNode('gateway', require.resolve('@modelgate/gateway/server'), env, this.#opts.profileExecArgv)
+    const gateway = this.children.spawnNode('gateway', require.resolve('@modelgate/gateway/server'), { ...env, METRICS_PORT: String(metricsPorts.gateway) }, [...flags, ...this.#opts.profileExecArgv])
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`
     await Promise.all([
       waitReady(`http://127.0.0.1:${workerPort}/readyz`, 60_000, this.#alive('billing-worker'))
