@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { SERVICE_NODE_FLAGS } from '@modelgate/config'
 import { USAGE_QUEUE } from '@modelgate/contracts'
 import { createDb, type Database, type Kysely, sql } from '@modelgate/db'
 import { bullConnection } from '@modelgate/service'
@@ -125,7 +126,8 @@ export class StackResources {
       CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlanePort}`
     }
     // The control plane migrates the fresh database first; the others then find nothing to do.
-    const flags = this.#opts.nodeFlags
+    // The flags the services run with everywhere, then the run's own (a later V8 flag wins).
+    const flags = [...SERVICE_NODE_FLAGS, ...this.#opts.nodeFlags]
     const controlPlane = this.children.spawnNode('control-plane', require.resolve('@modelgate/control-plane/server'), { ...env, METRICS_PORT: String(metricsPorts.controlPlane) }, flags)
     await waitReady(`http://127.0.0.1:${controlPlanePort}/readyz`, 120_000, this.#alive('control-plane'))
       .catch((err: unknown) => { throw new Error(`${(err as Error).message}\n${Children.tail(controlPlane)}`) })

@@ -15,7 +15,7 @@ import { parse, parseAllDocuments } from 'yaml'
 import { validate as lintDockerfile } from 'dockerfile-utils'
 import {
   billingWorkerConfigSchema, ConfigError, controlPlaneConfigSchema, gatewayConfigSchema, loadControlPlaneConfig,
-  migrateConfigSchema, placeholderSecret
+  migrateConfigSchema, placeholderSecret, SERVICE_NODE_FLAGS
 } from '@modelgate/config'
 
 const run = promisify(execFile)
@@ -265,6 +265,8 @@ t.test('the Dockerfile lints clean and builds pruned, non-root images on a pinne
   const user = final.lines.filter((l) => /^USER\s/i.test(l)).at(-1)?.split(/\s+/)[1]?.split(':')[0]
   t.ok(user !== undefined && !['root', '0'].includes(user), `the image runs as ${String(user)}, not root`)
   t.ok(final.lines.some((l) => /^HEALTHCHECK\s/i.test(l)), 'the image has a health check')
+  const cmd = final.lines.filter((l) => /^CMD\s/i.test(l)).at(-1)
+  t.same(JSON.parse(cmd?.replace(/^CMD\s+/i, '') ?? 'null'), ['node', ...SERVICE_NODE_FLAGS, 'dist/server.js'], 'the service runs with the Node flags npm start and the bench give it')
   t.notOk(final.lines.some((l) => /^COPY\s+(?!--from=)/i.test(l) && !/deploy\/docker\/healthcheck\.mjs/.test(l)), 'the image takes nothing from the build context but the health check')
   t.match(text, `turbo@${engines.devDependencies['turbo']}`, 'the same turbo as the repository')
   t.match(text, /turbo prune "@modelgate\/\$\{SERVICE\}" --docker/, 'each image from its pruned workspace')

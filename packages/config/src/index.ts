@@ -1,5 +1,6 @@
 export { ConfigError, loadConfig } from './load.js'
 export { placeholderSecret } from './placeholder.js'
+export { SERVICE_NODE_FLAGS } from './runtime.js'
 export type { Env } from './load.js'
 export {
   billingWorkerConfigSchema,

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import { SERVICE_NODE_FLAGS } from '@modelgate/config'
 import { sleep } from './net.js'
 
 /** One supervised service process. */
 export interface ServiceSpec {
   name: string
-  /** Script run with this Node binary. */
+  /** Script run with this Node binary, with the services' Node flags (SERVICE_NODE_FLAGS). */
   script: string
   env: Record<string, string>
 }
@@ -43,7 +44,7 @@ export class Supervisor {
 
   #spawn (running: Running): void {
     const { spec } = running
-    const child = spawn(process.execPath, [spec.script], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, spec.script], {
       env: { ...process.env, ...spec.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true
