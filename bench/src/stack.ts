@@ -123,7 +123,10 @@ export class StackResources {
       PORT: String(gatewayPort),
       CONTROL_PLANE_PORT: String(controlPlanePort),
       BILLING_WORKER_PORT: String(workerPort),
-      CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlanePort}`
+      CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlanePort}`,
+      // Every load the bench makes comes from 127.0.0.1 and stands for many clients: the slow
+      // streams alone open 5,000 connections at once, past the per-address default of 1,000.
+      GATEWAY_MAX_CONNECTIONS_PER_IP: '1000000'
     }
     // The control plane migrates the fresh database first; the others then find nothing to do.
     // The flags the services run with everywhere, then the run's own (a later V8 flag wins).

@@ -4,10 +4,15 @@
  * e2e/test/deploy-files.test.ts) and the bench starts the services with them.
  *
  * `--max-semi-space-size=16` caps V8's young generation at 16 MB a semi-space, Node 20's default.
- * Node 24 sizes it from the heap limit instead (up to 64 MB a semi-space on a machine with a few
- * GB of memory), which measured here raised the gateway's RSS under the bench's 50-connection load
- * from 157 MB (Node 20) to 274-304 MB for no gain in throughput; with the cap, 202-206 MB and the
- * same or less CPU per request. 8 and 4 MB took RSS down to 167-182 MB but cost 10-40% more CPU
- * per request in scavenges. Figures: bench/results/history.md, 2026-11-29.
+ * Node 24 sizes it from the heap limit instead, which measured here (bench relay group, 10 s,
+ * alternating runs) raised the gateway's RSS under the 50-connection load from 156-160 MB on
+ * Node 20 to 274-304 MB, with no gain in CPU per request; with the cap, 187-206 MB. 8 and 4 MB
+ * took RSS to 167-182 MB but cost 10-40% more CPU per request in scavenges. Over a longer load
+ * the old generation decides: in 12 s runs the capped gateway peaked at 201-305 MB, depending on
+ * whether a mark-compact ran before the end: what grows is garbage not yet collected (with
+ * `--max-old-space-size=128` the same load ran at 196 MB, same CPU, no error). `--heap-growing-percent=50` held it at 188-212 MB in three such
+ * runs for roughly a tenth more CPU per request; it is left to the operator (on the command line:
+ * Node refuses it in NODE_OPTIONS).
+ * Figures: bench/results/history.md, 2026-11-29.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16']
