@@ -8,11 +8,9 @@
  * alternating runs) raised the gateway's RSS under the 50-connection load from 156-160 MB on
  * Node 20 to 274-304 MB, with no gain in CPU per request; with the cap, 187-206 MB. 8 and 4 MB
  * took RSS to 167-182 MB but cost 10-40% more CPU per request in scavenges. Over a longer load
- * the old generation decides: in 12 s runs the capped gateway peaked at 201-305 MB, depending on
- * whether a mark-compact ran before the end: what grows is garbage not yet collected (with
- * `--max-old-space-size=128` the same load ran at 196 MB, same CPU, no error). `--heap-growing-percent=50` held it at 188-212 MB in three such
- * runs for roughly a tenth more CPU per request; it is left to the operator (on the command line:
- * Node refuses it in NODE_OPTIONS).
+ * the old generation decides: in 12 s runs the capped gateway peaked at 188-305 MB, depending on
+ * whether a mark-compact ran before the end (the gateway already bounds the old generation's
+ * growth with HEAP_GROWTH_PERCENT; a 128 MB old-space limit ran the same load at 196 MB, same CPU).
  * Figures: bench/results/history.md, 2026-11-29.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16']

@@ -16,6 +16,7 @@ export interface TestServers {
 }
 
 let servers: Promise<TestServers> | undefined
+let shared: Promise<string | undefined> | undefined
 
 const HOW_TO =
   'Tests need a real Postgres and Redis. None answered on 127.0.0.1:5432 (user postgres, trust auth or password postgres) ' +
@@ -87,14 +88,15 @@ async function startContainers (need: { postgres: boolean, redis: boolean }): Pr
  * or the local standard port), or undefined when each process would start its own container.
  */
 export async function sharedTestPostgres (): Promise<string | undefined> {
-  return loadTestConfig().TEST_DATABASE_URL ?? await localPostgres()
+  shared ??= (async () => loadTestConfig().TEST_DATABASE_URL ?? await localPostgres())()
+  return await shared
 }
 
 /** Resolves the test servers once per process. */
 export async function testServers (): Promise<TestServers> {
   servers ??= (async () => {
     const cfg = loadTestConfig()
-    let databaseUrl = cfg.TEST_DATABASE_URL ?? await localPostgres()
+    let databaseUrl = await sharedTestPostgres()
     let redisUrl = cfg.TEST_REDIS_URL ?? await localRedis()
     if (databaseUrl === undefined || redisUrl === undefined) {
       const started = await startContainers({ postgres: databaseUrl === undefined, redis: redisUrl === undefined })

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { SERVICE_NODE_FLAGS } from '@modelgate/config'
 import t from 'tap'
 
 const heapModule = fileURLToPath(new URL('../src/heap.ts', import.meta.url))
@@ -24,7 +25,8 @@ process.stdout.write(String(live.length > 0 ? peak : 0))
 `
 
 async function peakHeap (percent: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', workload, String(percent)])
+  // With the services' Node flags, as the gateway runs.
+  const { stdout } = await promisify(execFile)(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', '--input-type=module', '-e', workload, String(percent)])
   return Number(stdout)
 }
 
