@@ -99,8 +99,11 @@ t.test('the super admin\'s operation, system and other tabs change the running s
   t.equal(ratios['gpt-4o'], 2.5, 'GET /api/option/ has the new ratio')
   t.equal(prices['flat-model'], 0.02, 'the priced row is stored as a price')
   t.notOk('flat-model' in ratios, 'and only as a price')
-  const pricing = await (await page.request.get('/api/pricing')).json() as { data: Array<{ model_name: string, model_ratio: number }> }
-  t.equal(pricing.data.find((p) => p.model_name === 'gpt-4o')?.model_ratio, 2.5, 'GET /api/pricing prices gpt-4o at the new ratio')
+  // The control plane's options reach every replica through the change channel: polled, not read once.
+  const pricedAt = async () => ((await (await page.request.get('/api/pricing')).json()) as { data: Array<{ model_name: string, model_ratio: number }> })
+    .data.find((p) => p.model_name === 'gpt-4o')?.model_ratio
+  await until(async () => await pricedAt() === 2.5, 15_000).catch(() => {})
+  t.equal(await pricedAt(), 2.5, 'GET /api/pricing prices gpt-4o at the new ratio')
   await card(page, 'ratio').getByRole('tab', { name: 'JSON' }).click()
   t.match(await card(page, 'ratio').getByLabel('Model ratios').inputValue(), /"gpt-4o": 2\.5,/, 'the JSON editor shows the same maps')
   await card(page, 'ratio').getByRole('button', { name: 'Reset model ratios' }).click()

@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { apiSession } from '../src/api.js'
 import { DESKTOP, launchBrowser, NARROW, openPage, screenshot, signIn } from '../src/browser.js'
 import { startSystem } from '../src/system.js'
-import { confirmIdentity, noOverflow, toast } from '../src/ui.js'
+import { confirmIdentity, noOverflow, toast, until } from '../src/ui.js'
 
 const PASSWORD = 'password123'
 
@@ -51,8 +51,14 @@ async function signOut (page: Page, username: string): Promise<void> {
 async function addPasskey (t: Test, page: Page, name: string, shots?: string): Promise<void> {
   await page.goto('/setting')
   const card = page.getByTestId('personal-passkeys')
-  await card.getByRole('button', { name: 'Add a passkey' }).click()
   const dialog = page.getByRole('dialog', { name: 'Add a passkey' })
+  // A click while the page is still loading its settings can be lost on a loaded machine: clicked
+  // again until the dialog shows.
+  await until(async () => {
+    if (await dialog.isVisible()) return true
+    await card.getByRole('button', { name: 'Add a passkey' }).click()
+    return await dialog.waitFor({ timeout: 5_000 }).then(() => true, () => false)
+  }, 60_000)
   await dialog.getByLabel('Name').fill(name)
   if (shots !== undefined) {
     await noOverflow(t, page, `${shots} add dialog`)
