@@ -14,7 +14,7 @@
 // scripts/test-times.json holds the seconds each test file took in a full run; files it does not
 // know count as the median. Regenerate it with `node scripts/test.mjs --times <log of a run>`.
 //
-// Settings: TEST_SLOTS (test files at once, default 4), TEST_ONLY (comma-separated package names,
+// Settings: TEST_SLOTS (test files at once, default 3), TEST_ONLY (comma-separated package names,
 // e.g. `gateway,e2e`, to run only those). `npx tap` in a package still runs its tests through tap.
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
@@ -254,7 +254,7 @@ function writeTimes (log) {
 }
 
 const only = process.env.TEST_ONLY?.split(',').map((s) => s.trim()).filter((s) => s !== '')
-const slots = Math.max(1, Number(process.env.TEST_SLOTS ?? 4) || 4)
+const slots = Math.max(1, Number(process.env.TEST_SLOTS ?? 3) || 3)
 
 // The build, and tap's own plugin build once (parallel first runs of tap would race to write it).
 // The TypeScript packages emit without type-checking (`tsc --noCheck`, through their build
