@@ -1,19 +1,15 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { type CreemPayBody, type CreemProductView, LOG_TYPE, type OptionValues } from '@modelgate/contracts'
+import { type CreemPayBody, type CreemProductView, type OptionValues } from '@modelgate/contracts'
 import {
-  deductRefundedQuota,
   deleteCreemEvent,
   findSubscriptionOrderByProviderRef,
   findSubscriptionOrderByTradeNo,
   findSubscriptionPlan,
   findTopUpByCreemOrder,
   findTopUpByTradeNo,
-  findUserById,
   insertCreemEvent,
-  insertLog,
   insertSubscriptionOrder,
   insertTopUp,
-  refundTopUp,
   setTopUpCreemCheckout,
   setTopUpCreemOrder,
   type SubscriptionOrder,
@@ -25,9 +21,9 @@ import { fail } from '../lib/errors.js'
 import { checkOutbound } from '../lib/outbound.js'
 import { WM } from '../lib/wallet-messages.js'
 import type { Deps } from './deps.js'
+import { refundTopUpOrder } from './topups.js'
 import { actOnce } from './webhook-events.js'
 import { MAX_CENTS, settleTopUp } from './epay.js'
-import { describeQuota } from './redemptions.js'
 import { formatMinor, minorDecimals, parseMinor } from './stripe.js'
 import { completeSubscriptionOrder, refundSubscriptionOrder, subscriptionTradeNo } from './subscriptions/orders.js'
 
@@ -370,7 +366,7 @@ async function actOn (deps: WebhookDeps, options: OptionValues, event: CreemEven
       const refunded = whole(refund['refund_amount'])
       const expected = parseMinor(order.money, minorDecimals(order.currency ?? ''))
       if (refunded !== undefined && expected !== undefined && refunded < expected) return refuse('partial refund', { trade_no: order.trade_no, refund_amount: Number(refunded) })
-      await takeBack(deps, options, order)
+      await refundTopUpOrder(deps, options, order, 'creem refund', options.bool('CreemRefundDeductsQuota'))
       return
     }
     default:
@@ -409,29 +405,3 @@ function paidSum (expected: bigint, paid: Json): boolean {
   return subTotal === expected && amount !== undefined && amount >= subTotal
 }
 
-/**
- * Records a refund against the paid order and, with CreemRefundDeductsQuota on, takes the
- * credited quota back. The success to refunded update decides, so of any number of refund
- * events for the order exactly one debits.
- */
-async function takeBack (deps: WebhookDeps, options: OptionValues, order: TopUp): Promise<void> {
-  const deduct = options.bool('CreemRefundDeductsQuota')
-  const done = await deps.db.transaction().execute(async (trx) => {
-    const refunded = await refundTopUp(trx, order.trade_no, Math.floor(Date.now() / 1000))
-    if (refunded === undefined) return undefined
-    const user = deduct ? await deductRefundedQuota(trx, refunded.user_id, refunded.quota) : undefined
-    await insertLog(trx, {
-      type: LOG_TYPE.topup,
-      user_id: refunded.user_id,
-      username: user?.username ?? (await findUserById(trx, refunded.user_id))?.username ?? '',
-      quota: 0,
-      content: deduct && user !== undefined
-        ? `creem refund: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}), took back ${describeQuota(options, refunded.quota)}`
-        : `creem refund: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}) marked refunded, quota kept`
-    })
-    return user === undefined ? undefined : refunded
-  })
-  if (done === undefined) return
-  await deps.quota.adjust('user', done.user_id, -done.quota)
-  await deps.publishChange({ kind: 'user', id: done.user_id })
-}

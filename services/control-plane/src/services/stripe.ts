@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { LOG_TYPE, type OptionValues, type StripePayBody } from '@modelgate/contracts'
+import { type OptionValues, type StripePayBody } from '@modelgate/contracts'
 import {
-  deductRefundedQuota,
   deleteStripeEvent,
   findTopUpByStripePaymentIntent,
   findTopUpByTradeNo,
-  findUserById,
-  insertLog,
   insertStripeEvent,
   insertTopUp,
-  refundTopUp,
   setTopUpStripePaymentIntent,
   setTopUpStripeSession,
   type TopUp,
@@ -21,9 +17,9 @@ import { fail } from '../lib/errors.js'
 import { checkOutbound } from '../lib/outbound.js'
 import { WM } from '../lib/wallet-messages.js'
 import type { Deps } from './deps.js'
+import { refundTopUpOrder } from './topups.js'
 import { actOnce } from './webhook-events.js'
 import { formatCents, MAX_CENTS, payableCents, settleTopUp, topUpGroupRatio } from './epay.js'
-import { describeQuota } from './redemptions.js'
 import { onPlanInvoicePaid, onPlanSessionCompleted, reversePlanPayment } from './stripe-plans.js'
 
 /** Currencies Stripe counts in whole units (no minor unit): the sum is sent as is. */
@@ -262,23 +258,5 @@ async function takeBack (deps: WebhookDeps, options: OptionValues, paymentIntent
     if (!await reversePlanPayment(deps, options, paymentIntent, why, refuse)) refuse('unknown order', { payment_intent: paymentIntent.slice(0, 100) })
     return
   }
-  const deduct = options.bool('StripeRefundDeductsQuota')
-  const done = await deps.db.transaction().execute(async (trx) => {
-    const refunded = await refundTopUp(trx, order.trade_no, Math.floor(Date.now() / 1000))
-    if (refunded === undefined) return undefined
-    const user = deduct ? await deductRefundedQuota(trx, refunded.user_id, refunded.quota) : undefined
-    await insertLog(trx, {
-      type: LOG_TYPE.topup,
-      user_id: refunded.user_id,
-      username: user?.username ?? (await findUserById(trx, refunded.user_id))?.username ?? '',
-      quota: 0,
-      content: deduct && user !== undefined
-        ? `stripe ${why}: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}), took back ${describeQuota(options, refunded.quota)}`
-        : `stripe ${why}: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}) marked refunded, quota kept`
-    })
-    return user === undefined ? undefined : refunded
-  })
-  if (done === undefined) return
-  await deps.quota.adjust('user', done.user_id, -done.quota)
-  await deps.publishChange({ kind: 'user', id: done.user_id })
+  await refundTopUpOrder(deps, options, order, `stripe ${why}`, options.bool('StripeRefundDeductsQuota'))
 }

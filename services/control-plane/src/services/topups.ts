@@ -1,10 +1,11 @@
-import type { TopUpListQuery, TopUpPage, TopUpSelfQuery, TopUpView } from '@modelgate/contracts'
-import { type Database, findTopUpByTradeNo, findUserById, listTopUps, type TopUp, type TopUpFilter, type Transaction, type User } from '@modelgate/db'
+import { LOG_TYPE, type OptionValues, type TopUpListQuery, type TopUpPage, type TopUpSelfQuery, type TopUpView } from '@modelgate/contracts'
+import { type Database, deductRefundedQuota, findTopUpByTradeNo, findUserById, insertLog, listTopUps, refundTopUp, type TopUp, type TopUpFilter, type Transaction, type User } from '@modelgate/db'
 import { fail } from '../lib/errors.js'
 import { pageOf } from '../lib/paging.js'
 import { WM } from '../lib/wallet-messages.js'
 import type { Deps } from './deps.js'
 import { settleTopUp } from './epay.js'
+import { describeQuota } from './redemptions.js'
 
 const blank = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim())
 const given = <T>(v: T | '' | undefined): T | undefined => (v === '' || v === 0 ? undefined : v)
@@ -52,4 +53,31 @@ export async function completeTopUpByHand (
   if (settled === undefined) throw fail(WM.topUpAlreadyCompleted)
   const payer = await findUserById(deps.db, settled.user_id)
   return topUpView({ ...settled, username: payer?.username ?? '' })
+}
+
+/**
+ * Records a refund (or a lost dispute) of the paid top-up `order` and, with `deduct` (the
+ * provider's RefundDeductsQuota option), takes the credited quota back. The success to refunded
+ * update decides, so of any number of such events for the order exactly one debits. `what` opens
+ * the log row ("stripe refund", "creem refund", ...).
+ */
+export async function refundTopUpOrder (deps: Deps<'db' | 'quota' | 'publishChange'>, options: OptionValues, order: TopUp, what: string, deduct: boolean): Promise<void> {
+  const done = await deps.db.transaction().execute(async (trx) => {
+    const refunded = await refundTopUp(trx, order.trade_no, Math.floor(Date.now() / 1000))
+    if (refunded === undefined) return undefined
+    const user = deduct ? await deductRefundedQuota(trx, refunded.user_id, refunded.quota) : undefined
+    await insertLog(trx, {
+      type: LOG_TYPE.topup,
+      user_id: refunded.user_id,
+      username: user?.username ?? (await findUserById(trx, refunded.user_id))?.username ?? '',
+      quota: 0,
+      content: deduct && user !== undefined
+        ? `${what}: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}), took back ${describeQuota(options, refunded.quota)}`
+        : `${what}: order ${refunded.trade_no} (${refunded.money} ${refunded.currency ?? ''}) marked refunded, quota kept`
+    })
+    return user === undefined ? undefined : refunded
+  })
+  if (done === undefined) return
+  await deps.quota.adjust('user', done.user_id, -done.quota)
+  await deps.publishChange({ kind: 'user', id: done.user_id })
 }
