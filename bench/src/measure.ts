@@ -55,6 +55,16 @@ export interface ScenarioResult {
   queuedAtEnd?: number
   /** Seconds from the end of the load until the queue was empty. */
   drainSeconds?: number
+  /**
+   * Gateway scenarios: what Redis spent per answered request, from the start of the load until
+   * its usage was settled (gateway and billing worker together): the server's own CPU (INFO cpu,
+   * network work included), the time in scripts (INFO commandstats: a script's time includes the
+   * commands it runs), and commands per request (script calls, and all commands with the
+   * scripts' own, as Redis counts them).
+   */
+  redis?: RedisCost
+  /** Gateway scenarios: the gateway's garbage-collection pauses during the load (its own metrics). */
+  gc?: GcPauses
   notes?: string[]
 }
 
@@ -108,6 +118,128 @@ export function chatRequest (ctx: Ctx, via: Via, body: string): RequestSpec {
 }
 
 const LOAD_WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url))
+
+/** What Redis spent per answered request over one scenario (see ScenarioResult.redis). */
+export interface RedisCost {
+  cpuUs: number
+  scriptUs: number
+  commands: number
+  scriptCalls: number
+  /** The commands that took most time, microseconds per request each (a script's commands also count in its own). */
+  top: Array<{ command: string, us: number }>
+}
+
+/** Garbage-collection pauses of one process over a scenario, from prom-client's nodejs_gc_duration_seconds. */
+export interface GcPauses {
+  /** Pauses per second, by kind (minor = scavenge, major = mark-compact, incremental = marking steps). */
+  perSecond: Record<string, number>
+  /** Mean pause by kind, ms. */
+  meanMs: Record<string, number>
+  /** Pauses of 10 ms or more, all kinds. */
+  over10ms: number
+  /** Share of the scenario's time the process was paused, percent. */
+  pausedPercent: number
+  /**
+   * Event-loop delay over the load (nodejs_eventloop_lag_p99/max_seconds; prom-client samples it
+   * every 10 ms and starts afresh at each scrape), ms: how long the gateway's own thread was busy
+   * (garbage collection, or any blocking work) past its timers.
+   */
+  loopDelayP99Ms?: number
+  loopDelayMaxMs?: number
+}
+
+interface GcCounters { count: Map<string, number>, sum: Map<string, number>, over10: number, lagP99?: number, lagMax?: number }
+
+async function gcCounters (url: string): Promise<GcCounters | undefined> {
+  const text = await fetch(url).then(async (r) => await r.text()).catch(() => undefined)
+  if (text === undefined) return undefined
+  const out: GcCounters = { count: new Map(), sum: new Map(), over10: 0 }
+  const lag = (name: string) => {
+    const v = new RegExp(`^nodejs_eventloop_lag_${name}_seconds ([\\d.e+-]+)$`, 'm').exec(text)?.[1]
+    return v === undefined ? undefined : Number(v) * 1000
+  }
+  const p99 = lag('p99')
+  const max = lag('max')
+  if (p99 !== undefined) out.lagP99 = p99
+  if (max !== undefined) out.lagMax = max
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum|bucket)\{([^}]*)\} ([\d.e+-]+)$/gm)) {
+    const [, what, labels, value] = m
+    const kind = /kind="([^"]+)"/.exec(labels!)?.[1] ?? 'other'
+    if (what === 'bucket') {
+      // Pauses of 10 ms or more: the count minus those in the 10 ms bucket, summed over kinds below.
+      if (/le="0\.01"/.test(labels!)) out.over10 -= Number(value)
+      else if (/le="\+Inf"/.test(labels!)) out.over10 += Number(value)
+    } else {
+      out[what as 'count' | 'sum'].set(kind, Number(value))
+    }
+  }
+  return out
+}
+
+function gcPauses (a: GcCounters, b: GcCounters, seconds: number): GcPauses {
+  const perSecond: Record<string, number> = {}
+  const meanMs: Record<string, number> = {}
+  let paused = 0
+  for (const [kind, n] of b.count) {
+    const count = n - (a.count.get(kind) ?? 0)
+    const sum = (b.sum.get(kind) ?? 0) - (a.sum.get(kind) ?? 0)
+    if (count <= 0) continue
+    perSecond[kind] = round(count / seconds, 2)
+    meanMs[kind] = round(sum * 1000 / count, 2)
+    paused += sum
+  }
+  return {
+    perSecond,
+    meanMs,
+    over10ms: b.over10 - a.over10,
+    pausedPercent: round(paused * 100 / seconds, 2),
+    // The scrape before the load started the lag histogram afresh: the one after covers the load.
+    ...(b.lagP99 === undefined ? {} : { loopDelayP99Ms: round(b.lagP99, 1) }),
+    ...(b.lagMax === undefined ? {} : { loopDelayMaxMs: round(b.lagMax, 1) })
+  }
+}
+
+/** Redis' counters: CPU seconds of the server process, and its command statistics. */
+interface RedisCounters {
+  cpu: number
+  scriptUsec: number
+  calls: number
+  scriptCalls: number
+  /** Microseconds by command. */
+  byCommand: Map<string, number>
+}
+
+const SCRIPT_COMMANDS = new Set(['evalsha', 'eval', 'evalsha_ro', 'eval_ro', 'fcall', 'fcall_ro'])
+
+async function redisCounters (stack: Stack): Promise<RedisCounters> {
+  const [cpu, commands] = await Promise.all([stack.redis.info('cpu'), stack.redis.info('commandstats')])
+  const num = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0)
+  const out: RedisCounters = { cpu: num('used_cpu_sys') + num('used_cpu_user'), scriptUsec: 0, calls: 0, scriptCalls: 0, byCommand: new Map() }
+  for (const m of commands.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+    const [, name, calls, usec] = m
+    // The counters' own reads and resets are the bench's, not the product's.
+    if (name === 'info' || name!.startsWith('config')) continue
+    out.calls += Number(calls)
+    out.byCommand.set(name!, Number(usec))
+    if (SCRIPT_COMMANDS.has(name!)) {
+      out.scriptCalls += Number(calls)
+      out.scriptUsec += Number(usec)
+    }
+  }
+  return out
+}
+
+function redisCost (a: RedisCounters, b: RedisCounters, requests: number): RedisCost | undefined {
+  if (requests <= 0) return undefined
+  return {
+    cpuUs: round((b.cpu - a.cpu) * 1e6 / requests, 1),
+    scriptUs: round((b.scriptUsec - a.scriptUsec) / requests, 1),
+    commands: round((b.calls - a.calls) / requests, 2),
+    scriptCalls: round((b.scriptCalls - a.scriptCalls) / requests, 3),
+    top: [...b.byCommand].map(([command, us]) => ({ command, us: round((us - (a.byCommand.get(command) ?? 0)) / requests, 1) }))
+      .sort((x, y) => y.us - x.us).slice(0, 4)
+  }
+}
 
 /** CPU (percent of one core) beyond the listed processes above which a scenario is flagged as disturbed. */
 const DISTURBED_REST = 40
@@ -192,12 +324,15 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
     postgres: pidsNamed('postgres'),
     redis: pidsNamed('redis-server')
   })
+  const redis0 = s.via === 'gateway' ? await redisCounters(stack) : undefined
+  const gc0 = s.via === 'gateway' ? await gcCounters(stack.gatewayMetricsUrl) : undefined
   split.start()
   server.start()
   worker.start()
   const t0 = performance.now()
   const load = await runLoad(resources, s.job)
   const seconds = (performance.now() - t0) / 1000
+  const gc1 = gc0 === undefined ? undefined : await gcCounters(stack.gatewayMetricsUrl)
   const overflows = listenOverflows() - overflows0
   const serverUsage = server.stop()
   const workerUsage = worker.stop()
@@ -214,6 +349,7 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
     serverCpuPercent: round(serverUsage.cpuPercent, 0),
     serverPeakRssMb: round(serverUsage.peakRssMb, 0)
   }
+  if (gc0 !== undefined && gc1 !== undefined) result.gc = gcPauses(gc0, gc1, seconds)
   const loadCpu = ((load.cpuSeconds ?? 0) / seconds) * 100
   const parts: Record<string, number> = {
     [s.via]: serverUsage.cpuPercent,
@@ -238,6 +374,10 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
     // right after the load may still be missing those: wait (bounded) for them to settle too.
     const missing = answered(load) - (await settledAtLeast(stack, settled0 + answered(load), 5000) - settled0)
     const failed = await failedJobs(stack) - failed0
+    if (redis0 !== undefined) {
+      const cost = redisCost(redis0, await redisCounters(stack), answered(load))
+      if (cost !== undefined) result.redis = cost
+    }
     if (missing > 0) notes.push(`${missing} answered requests have no settlement after the queue drained`)
     if (failed > 0) notes.push(`${failed} usage jobs failed in the worker`)
     result.errors += Math.max(0, missing) + failed

@@ -63,6 +63,8 @@ export async function relayGroup (ctx: Ctx): Promise<void> {
   const g = r.gateway
   check(ctx, g.id, 'throughput >= 70% of the bare relay', versus(r), (g.ratio ?? 0) >= 0.7 && g.errors === 0)
   checkCpuPerRequest(ctx, r)
+  const redis = g.redis
+  check(ctx, g.id, 'Redis CPU per request <= 12 us', redis === undefined ? 'not measured' : `${redis.cpuUs} us (${redis.scriptUs} us in scripts; ${redis.commands} commands, ${redis.scriptCalls} script calls)`, redis !== undefined && redis.cpuUs <= 12)
   check(ctx, g.id, 'gateway RSS <= 120 MB under the 50-connection load', `${g.serverPeakRssMb} MB`, (g.serverPeakRssMb ?? Infinity) <= 120)
 }
 
@@ -71,6 +73,10 @@ export async function latencyGroup (ctx: Ctx): Promise<void> {
   const body = chatBody()
   const load = '500 req/s open loop'
   const direct = await measure(ctx, { id: 'chat-direct-500rps', group: 'latency', title: 'non-stream chat, mock called directly', via: 'direct', load, job: rate(ctx, 'direct', body, 500, false) })
+  // The bare relay under the same load: what any Node relay hop adds on this machine.
+  const bare = await measure(ctx, { id: 'chat-bare-500rps', group: 'latency', title: 'non-stream chat, bare relay', via: 'bare', load, job: rate(ctx, 'bare', body, 500, false) })
+  bare.result.addedP50 = round((bare.result.p50 ?? 0) - (direct.result.p50 ?? 0), 3)
+  bare.result.addedP99 = round((bare.result.p99 ?? 0) - (direct.result.p99 ?? 0), 3)
   const gw = await measure(ctx, { id: 'chat-gateway-500rps', group: 'latency', title: 'non-stream chat, full gateway', via: 'gateway', load, job: rate(ctx, 'gateway', body, 500, false) })
   const g = gw.result
   g.addedP50 = round((g.p50 ?? 0) - (direct.result.p50 ?? 0), 3)

@@ -85,6 +85,21 @@ export function markdown (r: BenchReport): string {
     for (const s of split) out.push(`| ${s.id} | ${cols.map((c) => cell(s.cpuSplit?.[c])).join(' | ')} |`)
     out.push('')
   }
+  const redis = r.scenarios.filter((s) => s.redis !== undefined)
+  if (redis.length > 0) {
+    out.push('What Redis spent per answered request, from the start of the load until its usage was settled (gateway and worker together):', '')
+    out.push('| Scenario | Redis CPU us | in scripts us | commands | script calls | most time (us per request) |', '| --- | ---: | ---: | ---: | ---: | --- |')
+    for (const s of redis) out.push(`| ${s.id} | ${s.redis!.cpuUs} | ${s.redis!.scriptUs} | ${s.redis!.commands} | ${s.redis!.scriptCalls} | ${(s.redis!.top ?? []).map((c) => `${c.command} ${c.us}`).join(', ')} |`)
+    out.push('')
+  }
+  const gc = r.scenarios.filter((s) => s.gc !== undefined)
+  if (gc.length > 0) {
+    const kinds = (g: Record<string, number>) => Object.entries(g).map(([k, v]) => `${k} ${v}`).join(', ')
+    out.push('The gateway\'s garbage-collection pauses and event-loop delay during the load (its own metrics: nodejs_gc_duration_seconds, nodejs_eventloop_lag_*):', '')
+    out.push('| Scenario | GC pauses per second | mean pause ms | pauses >= 10 ms | time paused | event-loop delay p99 / max ms |', '| --- | --- | --- | ---: | ---: | ---: |')
+    for (const s of gc) out.push(`| ${s.id} | ${kinds(s.gc!.perSecond)} | ${kinds(s.gc!.meanMs)} | ${s.gc!.over10ms} | ${s.gc!.pausedPercent}% | ${cell(s.gc!.loopDelayP99Ms)} / ${cell(s.gc!.loopDelayMaxMs)} |`)
+    out.push('')
+  }
   const noted = r.scenarios.filter((s) => (s.notes ?? []).length > 0)
   if (noted.length > 0) {
     out.push('Notes:', '')
@@ -101,6 +116,7 @@ export function markdown (r: BenchReport): string {
     '- The paced stream scenario has the mock pause 5 ms between chunks, so that batching by a relay would show as events arriving together (< 1 ms apart).',
     '- Routing: channels are added through the console API in batches (`mode: batch`), all serving the benchmark model (the widest possible pick) plus 19 others; the rebuild time is from the API answering a new channel to the first relay request routed by it (polled every 5 ms).',
     '- Billing: valid usage events for one user are queued as the gateway queues them (batch jobs, here 100 events each) while the queue is paused, then released; the rate is events / time until the settlements table holds them all, and the user\'s and token\'s balances are compared to the unit.',
+    '- Redis per request: the server\'s CPU (INFO cpu: its main thread and network work), the time in scripts (INFO commandstats; a script\'s time includes the commands it runs, which Redis also counts on their own) and the commands (script calls alone, and all commands with the scripts\' own), from the start of the load until the worker settled it, over the requests answered.',
     '- Every gateway scenario also checks that each answered request ends as one settlement once the queue drains, and that no usage job failed; shortfalls count as errors.',
     '- Logs: rows bulk-inserted with generate_series across the existing monthly partitions, then `vacuum analyze`; the pages are the console API\'s own (`GET /api/log/self/`, `GET /api/log/?model_name=`: one page plus the total count).',
     ''

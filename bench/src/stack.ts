@@ -18,6 +18,8 @@ export interface Stack {
   mockUrl: string
   bareUrl: string
   gatewayUrl: string
+  /** The gateway's Prometheus endpoint. */
+  gatewayMetricsUrl: string
   gateway: Child
   worker: Child
   controlPlane: Child
@@ -153,6 +155,7 @@ export class StackResources {
       mockUrl,
       bareUrl: `http://127.0.0.1:${bare.port}`,
       gatewayUrl,
+      gatewayMetricsUrl: `http://127.0.0.1:${metricsPorts.gateway}/metrics`,
       gateway,
       worker,
       controlPlane,

@@ -19,8 +19,11 @@ export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
 
 // Each reservation checks both balances and takes the amount from both, or from neither
 // (ARCHITECTURE.md invariant 2); missing balances are reported so the caller can load them. One run
-// takes any number of reservations (keys in sevens, arguments in fifteens), one after another, so
-// the reservations of a busy moment cost one command instead of one each.
+// takes any number of reservations, one after another, so the reservations of a busy moment cost
+// one command instead of one each. Each reservation sends only what it uses (Redis' time in a run
+// grows with the number of keys and arguments): its shape first (1: admission limits, 2: an
+// entitlement item, 3: both), then its keys (user, token and reservation, the lease sets and the
+// rate window when limited, the item's balance when entitled) and arguments in that order.
 //
 // The payer is the user's wallet or, by the user's billing preference (the mode: 0 wallet only,
 // 1 entitlement first, 2 wallet first, 3 entitlement only), an entitlement item of an active
@@ -32,7 +35,8 @@ export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
 // and a token's requests in flight (a sorted set of leases scored by expiry, so a crashed
 // gateway's leases lapse), and a token's requests and tokens per minute (a sliding window: this
 // minute's counts plus last minute's, weighed by the part of it still inside the last 60 s).
-// Limits of 0 cost nothing; nothing is written unless every check passes.
+// Limits of 0 cost nothing; nothing is written unless every check passes. A request id reserved
+// before is refused (DUP) at the first write, the record's SET NX, so it takes nothing.
 const RESERVE = `
 local now_ms
 local function now ()
@@ -57,20 +61,37 @@ local function wait_ms (prev, cur, need, limit, into)
   if prev <= 0 then return 0 end
   return math.max(0, 60000 * (1 - (limit - cur - need) / prev) - into)
 end
-local function reserve (uk, tk, rk, ulk, tlk, qk, ek, text, unlimited, ttl, uid, tid, ulim, tlim, rpm, tpm, est, lease, rid, mode, ecost, item)
+-- One reservation: keys from KEYS[k], arguments from ARGV[a] (the item's shape first). Returns
+-- the status, the user's and the token's balances, the minute counted in (-1: none) or a retry
+-- delay, and the paying item (0: the wallet).
+local function reserve (k, a, shape)
+  local uk, tk, rk = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local text, unlimited, ttl, uid, tid = ARGV[a + 1], ARGV[a + 2] == '1', ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local amount = tonumber(text)
-  if redis.call('EXISTS', rk) == 1 then return {'DUP', 0, 0} end
+  local ulk, tlk, qk, ulim, tlim, rpm, tpm, est, lease, rid = nil, nil, nil, 0, 0, 0, 0, 0, 0, nil
+  local ek, mode, ecost, item = nil, 0, 0, 0
+  local nk, na = k + 3, a + 6
+  if shape % 2 == 1 then
+    ulk, tlk, qk = KEYS[nk], KEYS[nk + 1], KEYS[nk + 2]
+    ulim, tlim, rpm, tpm = tonumber(ARGV[na]), tonumber(ARGV[na + 1]), tonumber(ARGV[na + 2]), tonumber(ARGV[na + 3])
+    est, lease, rid = tonumber(ARGV[na + 4]), tonumber(ARGV[na + 5]), ARGV[na + 6]
+    nk, na = nk + 3, na + 7
+  end
+  if shape >= 2 then
+    ek = KEYS[nk]
+    mode, ecost, item = tonumber(ARGV[na]), tonumber(ARGV[na + 1]), tonumber(ARGV[na + 2])
+  end
   local ub = redis.call('GET', uk)
-  if not ub then return {'MISS_USER', 0, 0} end
+  if not ub then return 'MISS_USER', 0, 0, 0, 0 end
   ub = tonumber(ub)
   local tb = 0
   if not unlimited then
     tb = redis.call('GET', tk)
-    if not tb then return {'MISS_TOKEN', 0, 0} end
+    if not tb then return 'MISS_TOKEN', 0, 0, 0, 0 end
     tb = tonumber(tb)
   end
-  if busy(ulk, ulim) then return {'USER_BUSY', ub, tb, 1} end
-  if busy(tlk, tlim) then return {'TOKEN_BUSY', ub, tb, 1} end
+  if busy(ulk, ulim) then return 'USER_BUSY', ub, tb, 1, 0 end
+  if busy(tlk, tlim) then return 'TOKEN_BUSY', ub, tb, 1, 0 end
   local w, c, t, pc, pt
   if rpm > 0 or tpm > 0 then
     local n = now()
@@ -85,32 +106,33 @@ local function reserve (uk, tk, rk, ulk, tlk, qk, ek, text, unlimited, ttl, uid,
     local into = n % 60000
     local weight = 1 - into / 60000
     if rpm > 0 and pc * weight + c + 1 > rpm then
-      return {'RPM', ub, tb, math.max(1, math.ceil(wait_ms(pc, c, 1, rpm, into) / 1000))}
+      return 'RPM', ub, tb, math.max(1, math.ceil(wait_ms(pc, c, 1, rpm, into) / 1000)), 0
     end
     local used = pt * weight + t
     if tpm > 0 and used > 0 and used + est > tpm then
-      return {'TPM', ub, tb, math.max(1, math.ceil(wait_ms(pt, t, math.min(est, tpm), tpm, into) / 1000))}
+      return 'TPM', ub, tb, math.max(1, math.ceil(wait_ms(pt, t, math.min(est, tpm), tpm, into) / 1000)), 0
     end
   end
   local wallet = ub > 0 and ub >= amount
-  if mode == 0 and not wallet then return {'NO_USER', ub, tb} end
-  if not unlimited and (tb <= 0 or tb < amount) then return {'NO_TOKEN', ub, tb} end
+  if mode == 0 and not wallet then return 'NO_USER', ub, tb, 0, 0 end
+  if not unlimited and (tb <= 0 or tb < amount) then return 'NO_TOKEN', ub, tb, 0, 0 end
   local paid = 0
   if mode ~= 0 and not (mode == 2 and wallet) then
     local eb = redis.call('GET', ek)
-    if not eb then return {'MISS_ENT', ub, tb} end
+    if not eb then return 'MISS_ENT', ub, tb, 0, 0 end
     eb = tonumber(eb)
     if eb > 0 and eb >= ecost then paid = item end
   end
   if paid == 0 then
-    if mode == 3 then return {'NO_ENT', ub, tb} end
-    if not wallet then return {'NO_USER', ub, tb} end
+    if mode == 3 then return 'NO_ENT', ub, tb, 0, 0 end
+    if not wallet then return 'NO_USER', ub, tb, 0, 0 end
   end
-  if paid == 0 then redis.call('DECRBY', uk, text) else redis.call('DECRBY', ek, ecost) end
-  if not unlimited then redis.call('DECRBY', tk, text) end
+  -- The record is written first, only if the request id is new: a duplicate takes nothing.
   local record = text .. '|' .. (unlimited and '1' or '0') .. '|' .. uid .. '|' .. tid .. '|' .. now()
   if paid ~= 0 then record = record .. '|' .. item .. '|' .. ecost end
-  redis.call('SET', rk, record, 'EX', ttl)
+  if not redis.call('SET', rk, record, 'NX', 'EX', ttl) then return 'DUP', 0, 0, 0, 0 end
+  if paid == 0 then redis.call('DECRBY', uk, text) else redis.call('DECRBY', ek, ecost) end
+  if not unlimited then redis.call('DECRBY', tk, text) end
   if ulim > 0 then
     redis.call('ZADD', ulk, now() + lease, rid)
     redis.call('PEXPIRE', ulk, lease * 2)
@@ -124,18 +146,22 @@ local function reserve (uk, tk, rk, ulk, tlk, qk, ek, text, unlimited, ttl, uid,
   if w then
     redis.call('HSET', qk, 'w', w, 'c', c + 1, 't', t + est, 'pc', pc, 'pt', pt)
     redis.call('PEXPIRE', qk, 120000)
-    return {'OK', left, tb - amount, w, paid}
+    return 'OK', left, tb - amount, w, paid
   end
-  return {'OK', left, tb - amount, -1, paid}
+  return 'OK', left, tb - amount, -1, paid
 end
+-- Replies flat, five values a reservation.
 local out = {}
-for i = 1, #KEYS / 7 do
-  local k = 7 * i - 6
-  local a = 15 * i - 14
-  out[i] = reserve(KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[a], ARGV[a + 1] == '1',
-    tonumber(ARGV[a + 2]), ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]),
-    tonumber(ARGV[a + 8]), tonumber(ARGV[a + 9]), tonumber(ARGV[a + 10]), ARGV[a + 11], tonumber(ARGV[a + 12]),
-    tonumber(ARGV[a + 13]), tonumber(ARGV[a + 14]))
+local k, a, n = 1, 1, 0
+while a <= #ARGV do
+  local shape = tonumber(ARGV[a])
+  local status, ub, tb, extra, paid = reserve(k, a, shape)
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = status, ub, tb, extra, paid
+  n = n + 5
+  k = k + 3
+  a = a + 6
+  if shape % 2 == 1 then k, a = k + 3, a + 7 end
+  if shape >= 2 then k, a = k + 1, a + 3 end
 end
 return out
 `
@@ -184,30 +210,29 @@ return 0
 // Gives back (reserved - actual), or takes the shortfall, exactly once per reservation; for
 // each reservation of the call (keys in fours: the reservation, the user's, the token's and the
 // entitlement item's balances; arguments in twos: the actual cost in quota, and in the item's
-// unit): {1, delta} or {0, 0} when it was settled already or has expired. The payer's balance
-// (the wallet, or the item the record names) gets its difference, the token's always.
+// unit): 1 and the delta, or 0 and 0 when it was settled already or has expired (flat, two values
+// a reservation). The payer's balance (the wallet, or the item the record names) gets its
+// difference, the token's always.
 const SETTLE = `
 local out = {}
 for i = 1, #KEYS / 4 do
   local k = 4 * i - 3
-  local r = redis.call('GET', KEYS[k])
+  local r = redis.call('GETDEL', KEYS[k])
   if not r then
-    out[i] = {0, 0}
+    out[2 * i - 1], out[2 * i] = 0, 0
   else
-    local f = {}
-    for part in string.gmatch(r, '[^|]+') do f[#f + 1] = part end
-    local reserved = tonumber(f[1])
-    local unlimited = f[2] == '1'
-    local delta = reserved - tonumber(ARGV[2 * i - 1])
-    if f[6] then
-      local edelta = tonumber(f[7]) - tonumber(ARGV[2 * i])
+    -- amount|unlimited|user|token|reserved at[|item|item amount]
+    local reserved, unlimited, rest = string.match(r, '^([^|]*)|([^|]*)|(.*)$')
+    local delta = tonumber(reserved) - tonumber(ARGV[2 * i - 1])
+    local held = string.match(rest, '^[^|]*|[^|]*|[^|]*|[^|]*|([^|]*)$')
+    if held then
+      local edelta = tonumber(held) - tonumber(ARGV[2 * i])
       if edelta ~= 0 and redis.call('EXISTS', KEYS[k + 3]) == 1 then redis.call('INCRBY', KEYS[k + 3], edelta) end
     elseif delta ~= 0 and redis.call('EXISTS', KEYS[k + 1]) == 1 then
       redis.call('INCRBY', KEYS[k + 1], delta)
     end
-    if delta ~= 0 and not unlimited and redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('INCRBY', KEYS[k + 2], delta) end
-    redis.call('DEL', KEYS[k])
-    out[i] = {1, delta}
+    if delta ~= 0 and unlimited ~= '1' and redis.call('EXISTS', KEYS[k + 2]) == 1 then redis.call('INCRBY', KEYS[k + 2], delta) end
+    out[2 * i - 1], out[2 * i] = 1, delta
   end
 end
 return out
@@ -283,17 +308,13 @@ export interface EntitlementCharge {
   ttlSeconds: number
 }
 
-type ReserveKeys = readonly [userKey: string, tokenKey: string, reservationKey: string, userLeases: string, tokenLeases: string, tokenRate: string, entitlement: string]
-type ReserveArgs = readonly [amount: number, unlimited: '1' | '0', ttl: number, userId: number, tokenId: number,
-  userConcurrency: number, tokenConcurrency: number, rpm: number, tpm: number, tokens: number, leaseMs: number, member: string,
-  mode: number, entitlementCost: number, itemId: number]
-/** Status, user balance, token balance, then the minute counted in (-1: none) or a retry delay, and the paying item (0: the wallet). */
-type ReserveReply = [string, number, number, number?, number?]
-interface PendingReserve { keys: ReserveKeys, args: ReserveArgs, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
+/** Status, user balance, token balance, the minute counted in (-1: none) or a retry delay, the paying item (0: the wallet). */
+type ReserveReply = [string, number, number, number, number]
+interface PendingReserve { keys: readonly string[], args: ReadonlyArray<string | number>, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
 
 interface Scripts {
-  mgReserve: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<ReserveReply[]>
-  mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<Array<[number, number]>>
+  mgReserve: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<Array<string | number>>
+  mgSettle: (numberOfKeys: number, ...keysThenActuals: Array<string | number>) => Promise<number[]>
   mgAdjust: (k1: string, delta: number) => Promise<number | null>
   mgCas: (k1: string, expected: string, value: string) => Promise<number>
   mgRelease: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number>
@@ -394,23 +415,28 @@ export class QuotaStore {
    */
   async reserve (r: ReserveRequest): Promise<ReserveOutcome> {
     const e = r.entitlement
-    const keys = [
-      balanceKey('user', r.userId), balanceKey('token', r.tokenId), reservationKey(r.requestId),
-      leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId), balanceKey('entitlement', e?.itemId ?? 0)
-    ] as const
     const l = r.limits ?? NO_LIMITS
     const tokens = Math.max(0, Math.trunc(l.tokens))
+    const limited = l.userConcurrency > 0 || l.tokenConcurrency > 0 || l.tokenRpm > 0 || l.tokenTpm > 0
+    const userKey = balanceKey('user', r.userId)
+    const tokenKey = balanceKey('token', r.tokenId)
+    const keys = [userKey, tokenKey, reservationKey(r.requestId)]
+    const args: Array<string | number> = [(limited ? 1 : 0) + (e === undefined ? 0 : 2), r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId]
+    if (limited) {
+      keys.push(leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId))
+      args.push(l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId)
+    }
+    if (e !== undefined) {
+      keys.push(balanceKey('entitlement', e.itemId))
+      args.push(PAY_MODE[e.order], e.cost, e.itemId)
+    }
     for (let attempt = 0; attempt < 4; attempt++) {
-      const [status, ub, tb, extra, paid] = await this.#reserveScript(keys, [
-        r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId,
-        l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId,
-        e === undefined ? 0 : PAY_MODE[e.order], e?.cost ?? 0, e?.itemId ?? 0
-      ])
+      const [status, ub, tb, extra, paid] = await this.#reserveScript(keys, args)
       switch (status) {
         case 'OK': {
-          const paidBy = paid === undefined || Number(paid) === 0 ? {} : { paidBy: Number(paid) }
+          const paidBy = Number(paid) === 0 ? {} : { paidBy: Number(paid) }
           const leased = l.userConcurrency > 0 || l.tokenConcurrency > 0
-          const minute = extra === undefined ? -1 : Number(extra)
+          const minute = Number(extra)
           if (!leased && minute < 0) return { ok: true, userBalance: Number(ub), tokenBalance: Number(tb), ...paidBy }
           const lease: Lease = { requestId: r.requestId, userId: r.userId, tokenId: r.tokenId, leased, tokens, minute }
           if (leased) this.#hold(lease)
@@ -420,20 +446,20 @@ export class QuotaStore {
         case 'TOKEN_BUSY':
         case 'RPM':
         case 'TPM':
-          return { ok: false, reason: LIMIT_REASONS[status]!, userBalance: Number(ub), tokenBalance: Number(tb), retryAfterS: Number(extra ?? 1) }
+          return { ok: false, reason: LIMIT_REASONS[status]!, userBalance: Number(ub), tokenBalance: Number(tb), retryAfterS: Number(extra) }
         case 'NO_USER': return { ok: false, reason: 'user_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_TOKEN': return { ok: false, reason: 'token_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'NO_ENT': return { ok: false, reason: 'entitlement_quota', userBalance: Number(ub), tokenBalance: Number(tb) }
         case 'DUP': return { ok: false, reason: 'duplicate', userBalance: 0, tokenBalance: 0 }
         case 'MISS_USER':
           // NX: when several gateways miss at once, the first load wins and none overwrites a live balance.
-          await this.#redis.set(keys[0], String(await r.loadUser()), 'NX')
+          await this.#redis.set(userKey, String(await r.loadUser()), 'NX')
           break
         case 'MISS_TOKEN':
-          await this.#redis.set(keys[1], String(await r.loadToken()), 'NX')
+          await this.#redis.set(tokenKey, String(await r.loadToken()), 'NX')
           break
         case 'MISS_ENT':
-          await this.#redis.set(keys[6], String(await e!.load()), 'EX', Math.max(60, Math.trunc(e!.ttlSeconds)), 'NX')
+          await this.#redis.set(balanceKey('entitlement', e!.itemId), String(await e!.load()), 'EX', Math.max(60, Math.trunc(e!.ttlSeconds)), 'NX')
           break
         default: throw new Error(`unexpected reserve status ${status}`)
       }
@@ -447,17 +473,16 @@ export class QuotaStore {
    * at the end of that round, as one script run: one command, one write and one reply instead of
    * one each, and no waiting beyond the round. Each reservation is still all-or-nothing.
    */
-  #reserveScript (keys: ReserveKeys, args: ReserveArgs): Promise<ReserveReply> {
+  #reserveScript (keys: readonly string[], args: ReadonlyArray<string | number>): Promise<ReserveReply> {
     return new Promise((resolve, reject) => { this.#queueReserve({ keys, args, resolve, reject }) })
   }
 
   #sendReserves (batch: PendingReserve[]): void {
     const [keys, args] = scriptInput(batch, (b) => b.keys, (b) => b.args)
-    this.#redis.mgReserve(keys.length, ...keys, ...args).then((replies) => {
+    this.#redis.mgReserve(keys.length, ...keys, ...args).then((flat) => {
       batch.forEach((b, i) => {
-        const reply = replies[i]
-        if (reply === undefined) b.reject(new Error('no reply for a reservation'))
-        else b.resolve(reply)
+        if (flat.length < 5 * (i + 1)) b.reject(new Error('no reply for a reservation'))
+        else b.resolve(flat.slice(5 * i, 5 * i + 5) as ReserveReply)
       })
     }, (err: unknown) => { for (const b of batch) b.reject(err) })
   }
@@ -528,7 +553,7 @@ export class QuotaStore {
     if (items.length === 0) return []
     const keys = items.flatMap((i) => [reservationKey(i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId), balanceKey('entitlement', i.itemId ?? 0)])
     const out = await this.#redis.mgSettle(keys.length, ...keys, ...items.flatMap((i) => [i.actual, i.itemActual ?? i.actual]))
-    return out.map(([ok, delta]) => (ok === 1 ? Number(delta) : undefined))
+    return items.map((_, i) => (out[2 * i] === 1 ? Number(out[2 * i + 1]) : undefined))
   }
 
   /** Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. */
