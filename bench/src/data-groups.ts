@@ -4,7 +4,7 @@ import { USAGE_BATCH_JOB, type UsageBatch, type UsageEvent } from '@modelgate/co
 import { countLogs, findLogs, type LogFilter, sql } from '@modelgate/db'
 import { ConsoleSession } from './console-api.js'
 import { check, type Ctx, failedJobs, MODEL, round, type ScenarioResult, settledCount } from './measure.js'
-import { UsageMeter } from './procstat.js'
+import { CpuSplit, pidsNamed, UsageMeter } from './procstat.js'
 
 /** The gateway's job options (services/gateway/src/relay/usage.ts), so the worker sees real jobs. */
 const JOB_OPTS = { attempts: Number.MAX_SAFE_INTEGER, backoff: { type: 'capped' }, removeOnComplete: 1000, removeOnFail: false }
@@ -79,6 +79,8 @@ export async function billingGroup (ctx: Ctx): Promise<void> {
 
   const settled0 = await settledCount(stack)
   const meter = new UsageMeter(stack.worker.pid)
+  const split = new CpuSplit({ postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server') })
+  split.start()
   meter.start()
   const t0 = performance.now()
   await stack.usageQueue.resume()
@@ -91,6 +93,7 @@ export async function billingGroup (ctx: Ctx): Promise<void> {
   }
   const seconds = (performance.now() - t0) / 1000
   const usage = meter.stop()
+  const shares = split.stop()
   const failed = await failedJobs(stack) - failed0
 
   const userAfter = await userRow()
@@ -117,7 +120,10 @@ export async function billingGroup (ctx: Ctx): Promise<void> {
     serverCpuPercent: round(usage.cpuPercent, 0),
     serverPeakRssMb: round(usage.peakRssMb, 0),
     workerCpuPercent: round(usage.cpuPercent, 0),
+    cpuSplit: { worker: round(usage.cpuPercent, 0), postgres: round(shares['postgres'] ?? 0, 0), redis: round(shares['redis'] ?? 0, 0), machine: round(shares['machine'] ?? 0, 0) },
     notes: [
+      // What one core of each settles: the figures a fleet is sized by (docs/performance.md).
+      `per core: worker ${perCore(n / seconds, usage.cpuPercent)} events/s, Postgres ${perCore(n / seconds, shares['postgres'] ?? 0)} events/s, Redis ${perCore(n / seconds, shares['redis'] ?? 0)} events/s (one user's events)`,
       `users.quota ${userBefore.quota} -> ${userAfter.quota} (expected ${userBefore.quota - sum}); used_quota +${userAfter.used_quota - userBefore.used_quota}; request_count +${userAfter.request_count - userBefore.request_count}; token used +${tokenAfter.used_quota - tokenBefore.used_quota}; ${logRows} log rows`
     ]
   }
@@ -127,6 +133,9 @@ export async function billingGroup (ctx: Ctx): Promise<void> {
   const wrong = Object.entries(exact).filter(([, ok]) => !ok).map(([k]) => k)
   check(ctx, r.id, 'balances exact afterwards (user quota, used quota, request count, token, one log row each)', wrong.length === 0 ? 'exact' : `wrong: ${wrong.join(', ')}`, wrong.length === 0)
 }
+
+/** Events a second one core of a process settles, from its CPU share (percent of one core). */
+const perCore = (rate: number, cpuPercent: number): number => cpuPercent <= 0 ? 0 : Math.round(rate / (cpuPercent / 100))
 
 const DAY = 86_400
 const INSERT_CHUNK = 1_000_000

@@ -75,3 +75,50 @@ t.test('settlement corrects the paying item, not the wallet; a request-counted i
   t.equal(await quota.balance('entitlement', 8), 1)
   t.equal(await quota.balance('user', 1), 1000)
 })
+
+t.test('one script run holds reservations of every shape (plain, limited, entitled, both), each read from its own keys and arguments', async (t) => {
+  const { quota, redis } = await store(t)
+  // Every balance cached first, so the four go out together in one run.
+  for (const u of [1, 2, 3, 4]) await quota.setBalance('user', u, 1000)
+  for (const tk of [11, 12, 13, 14]) await quota.setBalance('token', tk, 1000)
+  await quota.setBalance('entitlement', 30, 500)
+  await quota.setBalance('entitlement', 40, 500)
+  const limits = { userConcurrency: 2, tokenConcurrency: 0, tokenRpm: 5, tokenTpm: 0, tokens: 10 }
+  const scripts: string[] = []
+  const r = redis as Redis & { sendCommand: (cmd: { name: string }) => unknown }
+  const send = r.sendCommand.bind(r)
+  r.sendCommand = (cmd) => { if (cmd.name === 'evalsha' || cmd.name === 'eval') scripts.push(cmd.name); return send(cmd) }
+  const [plain, limited, entitled, both] = await Promise.all([
+    quota.reserve(req({ requestId: 's-plain', userId: 1, tokenId: 11, amount: 100 })),
+    quota.reserve(req({ requestId: 's-limited', userId: 2, tokenId: 12, amount: 200, limits })),
+    quota.reserve(req({ requestId: 's-entitled', userId: 3, tokenId: 13, amount: 300, entitlement: charge({ itemId: 30, cost: 300 }) })),
+    quota.reserve(req({ requestId: 's-both', userId: 4, tokenId: 14, amount: 400, limits, entitlement: charge({ itemId: 40, cost: 1, order: 'entitlement_only' }) }))
+  ])
+  r.sendCommand = send
+  t.equal(scripts.length, 1, 'one script run')
+  t.match(plain, { ok: true, userBalance: 900, tokenBalance: 900 })
+  t.equal((plain as { lease?: unknown }).lease, undefined, 'no limits, no lease')
+  t.match(limited, { ok: true, userBalance: 800, tokenBalance: 800, lease: { requestId: 's-limited', leased: true, tokens: 10 } })
+  t.ok(((limited as { lease: { minute: number } }).lease.minute) > 0, 'counted in this minute')
+  t.match(entitled, { ok: true, paidBy: 30, userBalance: 1000, tokenBalance: 700 })
+  t.match(both, { ok: true, paidBy: 40, userBalance: 1000, tokenBalance: 600, lease: { requestId: 's-both' } })
+  t.equal(await quota.balance('user', 2), 800)
+  t.equal(await quota.balance('entitlement', 30), 200)
+  t.equal(await quota.balance('entitlement', 40), 499, 'a request-counted item takes its cost of 1')
+  t.equal(await redis.zcard('lease:u:2'), 1, 'the limited one holds a lease')
+  t.equal(await redis.zcard('lease:u:4'), 1)
+  t.equal(await redis.zcard('lease:u:1'), 0, 'the plain one none')
+  t.equal(await redis.hget('rate:t:12', 'c'), '1', 'and counts in its token\'s minute')
+  t.same((await quota.openReservations()).map((o) => [o.requestId, o.amount, o.itemId ?? 0, o.itemAmount ?? 0]).sort(),
+    [['s-both', 400, 40, 1], ['s-entitled', 300, 30, 300], ['s-limited', 200, 0, 0], ['s-plain', 100, 0, 0]])
+  const deltas = await quota.settleMany([
+    { requestId: 's-plain', userId: 1, tokenId: 11, actual: 40 },
+    { requestId: 's-entitled', userId: 3, tokenId: 13, actual: 100, itemId: 30, itemActual: 100 },
+    { requestId: 's-both', userId: 4, tokenId: 14, actual: 150, itemId: 40, itemActual: 1 }
+  ])
+  t.same(deltas, [60, 200, 250])
+  t.equal(await quota.balance('user', 1), 960)
+  t.equal(await quota.balance('entitlement', 30), 400)
+  t.equal(await quota.balance('entitlement', 40), 499, 'the item paid what it held')
+  t.equal(await quota.balance('token', 14), 850, 'the token gets its difference whatever paid')
+})
