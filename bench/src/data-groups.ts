@@ -4,7 +4,7 @@ import { USAGE_BATCH_JOB, type UsageBatch, type UsageEvent } from '@modelgate/co
 import { countLogs, findLogs, type LogFilter, sql } from '@modelgate/db'
 import { ConsoleSession } from './console-api.js'
 import { check, type Ctx, failedJobs, MODEL, round, type ScenarioResult, settledCount } from './measure.js'
-import { CpuSplit, pidsNamed, UsageMeter } from './procstat.js'
+import { CpuSplit, UsageMeter } from './procstat.js'
 
 /** The gateway's job options (services/gateway/src/relay/usage.ts), so the worker sees real jobs. */
 const JOB_OPTS = { attempts: Number.MAX_SAFE_INTEGER, backoff: { type: 'capped' }, removeOnComplete: 1000, removeOnFail: false }
@@ -79,7 +79,7 @@ export async function billingGroup (ctx: Ctx): Promise<void> {
 
   const settled0 = await settledCount(stack)
   const meter = new UsageMeter(stack.worker.pid)
-  const split = new CpuSplit({ postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server') })
+  const split = new CpuSplit({ postgres: { name: 'postgres' }, redis: { name: 'redis-server' } })
   split.start()
   meter.start()
   const t0 = performance.now()

@@ -5,7 +5,7 @@ import type { ConsoleSession } from './console-api.js'
 import type { LoadJob, LoadResult, RequestSpec } from './load-types.js'
 import type { BenchOptions, Group } from './options.js'
 import { Children } from './procs.js'
-import { CpuSplit, listenOverflows, pidsNamed, UsageMeter } from './procstat.js'
+import { CpuSplit, listenOverflows, UsageMeter } from './procstat.js'
 import type { Stack, StackResources } from './stack.js'
 
 /** Which process answers: the mock itself, the bare relay, or the whole gateway. */
@@ -321,8 +321,8 @@ export async function measure (ctx: Ctx, s: { id: string, group: Group, title: s
   const split = new CpuSplit({
     ...(s.via === 'direct' ? {} : { mock: [resources.children.pidOf('mock-upstream')] }),
     ...(s.via === 'gateway' ? { 'control plane': [stack.controlPlane.pid] } : {}),
-    postgres: pidsNamed('postgres'),
-    redis: pidsNamed('redis-server')
+    postgres: { name: 'postgres' },
+    redis: { name: 'redis-server' }
   })
   const redis0 = s.via === 'gateway' ? await redisCounters(stack) : undefined
   const gc0 = s.via === 'gateway' ? await gcCounters(stack.gatewayMetricsUrl) : undefined

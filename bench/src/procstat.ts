@@ -124,22 +124,26 @@ export function machineBusySeconds (): number {
 }
 
 /**
- * Where the machine's CPU went over a scenario: the CPU of named groups of processes (the pids
- * present at start; one that exits meanwhile takes its share with it), in percent of one core,
- * plus the machine's total busy time, so what no group explains shows as the rest.
+ * Where the machine's CPU went over a scenario: the CPU of named groups of processes, in percent
+ * of one core, plus the machine's total busy time, so what no group explains shows as the rest. A
+ * group is a list of pids (those present at start; one that exits meanwhile takes its share with
+ * it) or a process name, listed again at the end so that processes started during the scenario
+ * (Postgres' backends for new pool connections) count with all they used.
  */
 export class CpuSplit {
-  readonly #groups: Record<string, number[]>
+  readonly #groups: Record<string, number[] | { name: string }>
+  readonly #listed = new Map<string, number[]>()
   #start = new Map<number, number>()
   #machine0 = 0
   #t0 = 0
 
-  constructor (groups: Record<string, number[]>) {
+  constructor (groups: Record<string, number[] | { name: string }>) {
     this.#groups = groups
   }
 
   start (): void {
-    for (const pid of Object.values(this.#groups).flat()) {
+    for (const [group, pids] of Object.entries(this.#groups)) this.#listed.set(group, Array.isArray(pids) ? pids : pidsNamed(pids.name))
+    for (const pid of [...this.#listed.values()].flat()) {
       try {
         this.#start.set(pid, cpuSeconds(pid))
       } catch {
@@ -154,10 +158,12 @@ export class CpuSplit {
   stop (): Record<string, number> {
     const seconds = (performance.now() - this.#t0) / 1000
     const out: Record<string, number> = {}
-    for (const [name, pids] of Object.entries(this.#groups)) {
+    for (const [name, group] of Object.entries(this.#groups)) {
+      const atStart = this.#listed.get(name) ?? []
+      const started = Array.isArray(group) ? [] : pidsNamed(group.name).filter((pid) => !atStart.includes(pid))
       let cpu = 0
-      for (const pid of pids) {
-        const before = this.#start.get(pid)
+      for (const pid of [...atStart, ...started]) {
+        const before = this.#start.get(pid) ?? (started.includes(pid) ? 0 : undefined)
         if (before === undefined) continue
         try {
           cpu += cpuSeconds(pid) - before
