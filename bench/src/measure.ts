@@ -428,6 +428,16 @@ export function summary (r: ScenarioResult): string {
   return parts.join(', ')
 }
 
+/**
+ * Sets `r`'s added p50 and p99: its latency (or first byte, for streams) minus `base`'s under the
+ * same load.
+ */
+export function setAdded (r: ScenarioResult, base: ScenarioResult, of: 'latency' | 'firstByte'): asserts r is ScenarioResult & { addedP50: number, addedP99: number } {
+  const [p50, p99] = of === 'latency' ? ['p50', 'p99'] as const : ['firstByteP50', 'firstByteP99'] as const
+  r.addedP50 = round((r[p50] ?? 0) - (base[p50] ?? 0), 3)
+  r.addedP99 = round((r[p99] ?? 0) - (base[p99] ?? 0), 3)
+}
+
 export function round (n: number, digits: number): number {
   const f = 10 ** digits
   return Math.round(n * f) / f

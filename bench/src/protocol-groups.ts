@@ -3,7 +3,7 @@
 // events back to chunks), and an Anthropic client to an OpenAI channel (the other way round),
 // each against the OpenAI client to an OpenAI channel measured in the same group.
 import type { LoadJob, RequestSpec } from './load-types.js'
-import { chatBody, chatRequest, check, type Ctx, measure, MODEL, round, type ScenarioResult } from './measure.js'
+import { chatBody, chatRequest, check, type Ctx, measure, MODEL, round, type ScenarioResult, setAdded } from './measure.js'
 import { createChannels, mockChannel, untilRouted } from './seed.js'
 
 const CONNECTIONS = 50
@@ -74,8 +74,7 @@ export async function protocolsGroup (ctx: Ctx): Promise<void> {
   const reference = await open('openai', 'openai-openai-300rps')
   for (const [path, id] of [['claude-channel', 'openai-claude-300rps'], ['anthropic-client', 'anthropic-openai-300rps']] as const) {
     const r = await open(path, id)
-    r.addedP50 = round((r.firstByteP50 ?? 0) - (reference.firstByteP50 ?? 0), 3)
-    r.addedP99 = round((r.firstByteP99 ?? 0) - (reference.firstByteP99 ?? 0), 3)
+    setAdded(r, reference, 'firstByte')
     r.notes = [...r.notes ?? [], `first byte p50 ${r.firstByteP50} ms against ${reference.firstByteP50} ms OpenAI to OpenAI`]
     check(ctx, r.id, 'first-byte p50 within 1 ms of the OpenAI-to-OpenAI path', `${r.addedP50 >= 0 ? '+' : ''}${r.addedP50} ms (${r.firstByteP50} vs ${reference.firstByteP50} ms)`, r.addedP50 <= 1 && r.errors === 0)
   }

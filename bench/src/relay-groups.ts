@@ -2,7 +2,7 @@
 // hold on a noisy machine.
 import { DEFAULT_MODEL_RATIO } from '@modelgate/contracts'
 import type { LoadJob } from './load-types.js'
-import { chatBody, chatRequest, check, type Ctx, measure, MODEL, round, type ScenarioResult, type Via } from './measure.js'
+import { chatBody, chatRequest, check, type Ctx, measure, MODEL, round, type ScenarioResult, setAdded, type Via } from './measure.js'
 import { createChannels, mockChannel, untilRouted } from './seed.js'
 
 const CONNECTIONS = 50
@@ -75,12 +75,10 @@ export async function latencyGroup (ctx: Ctx): Promise<void> {
   const direct = await measure(ctx, { id: 'chat-direct-500rps', group: 'latency', title: 'non-stream chat, mock called directly', via: 'direct', load, job: rate(ctx, 'direct', body, 500, false) })
   // The bare relay under the same load: what any Node relay hop adds on this machine.
   const bare = await measure(ctx, { id: 'chat-bare-500rps', group: 'latency', title: 'non-stream chat, bare relay', via: 'bare', load, job: rate(ctx, 'bare', body, 500, false) })
-  bare.result.addedP50 = round((bare.result.p50 ?? 0) - (direct.result.p50 ?? 0), 3)
-  bare.result.addedP99 = round((bare.result.p99 ?? 0) - (direct.result.p99 ?? 0), 3)
+  setAdded(bare.result, direct.result, 'latency')
   const gw = await measure(ctx, { id: 'chat-gateway-500rps', group: 'latency', title: 'non-stream chat, full gateway', via: 'gateway', load, job: rate(ctx, 'gateway', body, 500, false) })
   const g = gw.result
-  g.addedP50 = round((g.p50 ?? 0) - (direct.result.p50 ?? 0), 3)
-  g.addedP99 = round((g.p99 ?? 0) - (direct.result.p99 ?? 0), 3)
+  setAdded(g, direct.result, 'latency')
   check(ctx, g.id, 'added latency p50 <= 1 ms', `${g.addedP50} ms`, g.addedP50 <= 1 && g.errors === 0)
   check(ctx, g.id, 'added latency p99 <= 2 ms', `${g.addedP99} ms`, g.addedP99 <= 2 && g.errors === 0)
 }
@@ -107,8 +105,7 @@ export async function streamLatencyGroup (ctx: Ctx): Promise<void> {
   const gw = await measure(ctx, { id: 'stream-gateway-300rps', group: 'stream-latency', title: '20-chunk paced stream, full gateway', via: 'gateway', load, job: rate(ctx, 'gateway', body, 300, true) })
   const d = direct.result
   const g = gw.result
-  g.addedP50 = round((g.firstByteP50 ?? 0) - (d.firstByteP50 ?? 0), 3)
-  g.addedP99 = round((g.firstByteP99 ?? 0) - (d.firstByteP99 ?? 0), 3)
+  setAdded(g, d, 'firstByte')
   const lastByteAdded = round((g.p50 ?? 0) - (d.p50 ?? 0), 3)
   g.notes = [...g.notes ?? [], `last byte p50 ${lastByteAdded} ms after the direct stream's; first byte ${g.addedP50} ms`]
   check(ctx, g.id, 'first-byte overhead p50 <= 1 ms', `${g.addedP50} ms`, g.addedP50 <= 1 && g.errors === 0)
