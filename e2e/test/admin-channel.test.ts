@@ -241,6 +241,18 @@ t.test('an admin adds, tests, tags, edits and cleans up channels in the console'
     await weight.press('Tab')
     await until(async () => (await channelOf('primary')).weight === 12)
     t.pass('leaving the field saves it')
+
+    // A list reload that lands while the admin types (another admin's change, or the reload after
+    // an earlier save) keeps what they typed, and leaving the field still saves it.
+    await weight.fill('30')
+    await db.updateTable('channels').set({ weight: 9, priority: 4 }).where('name', '=', 'primary').execute()
+    // A click from script: the focus stays in the field, as when the reload comes by itself.
+    await page.getByRole('button', { name: 'Refresh' }).evaluate((b: HTMLElement) => { b.click() })
+    await until(async () => await priority.inputValue() === '4')
+    t.equal(await weight.inputValue(), '30', 'the typed value stays through a reload')
+    await weight.press('Tab')
+    await until(async () => (await channelOf('primary')).weight === 30)
+    t.pass('and is saved when the field is left')
   })
 
   await t.test('a batch creates one channel per key line, and a row is deleted after confirming', async (t) => {

@@ -4,7 +4,7 @@ import Chip from '@mui/material/Chip'
 import Stack from '@mui/material/Stack'
 import TextField from '@mui/material/TextField'
 import Tooltip from '@mui/material/Tooltip'
-import { type KeyboardEvent, useEffect, useState } from 'react'
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatTime } from '../../lib/format'
 
@@ -79,15 +79,23 @@ export function InlineNumber ({ value, label, placeholder, min, onCommit }: Inli
   const shown = value === null ? '' : String(value)
   const [text, setText] = useState(shown)
   const [busy, setBusy] = useState(false)
-  useEffect(() => { setText(shown) }, [shown])
+  // Whether the admin typed since the field last showed a stored value: a list reload arriving
+  // while they type (after an earlier save, say) must not replace what they typed.
+  const typed = useRef(false)
+  useEffect(() => { if (!typed.current) setText(shown) }, [shown])
 
   const commit = async () => {
-    if (text.trim() === shown || busy) return
+    if (busy || !typed.current) return
+    if (text.trim() === shown) {
+      typed.current = false
+      return
+    }
     setBusy(true)
     try {
       const stored = await onCommit(text)
       setText(stored === null ? shown : String(stored))
     } finally {
+      typed.current = false
       setBusy(false)
     }
   }
@@ -96,6 +104,7 @@ export function InlineNumber ({ value, label, placeholder, min, onCommit }: Inli
       e.preventDefault()
       void commit()
     } else if (e.key === 'Escape') {
+      typed.current = false
       setText(shown)
     }
   }
@@ -106,7 +115,7 @@ export function InlineNumber ({ value, label, placeholder, min, onCommit }: Inli
       value={text}
       placeholder={placeholder}
       disabled={busy}
-      onChange={(e) => { setText(e.target.value) }}
+      onChange={(e) => { typed.current = true; setText(e.target.value) }}
       onBlur={() => { void commit() }}
       onKeyDown={key}
       sx={{ width: 80 }}
