@@ -1,21 +1,38 @@
-import type { Redis } from 'ioredis'
+import calculateSlot from 'cluster-key-slot'
+import type { Cluster, Redis } from 'ioredis'
 
 /**
  * Hot balances and in-flight reservations in Redis. Postgres stays the system of record
  * (ARCHITECTURE.md invariant 1): a balance key holds the Postgres balance minus the reservations of
  * requests not yet settled, and can always be rebuilt from Postgres.
  *
- * Keys (under the client's keyPrefix): `bal:u:<userId>`, `bal:t:<tokenId>`, `bal:e:<itemId>` (what is
- * left of a subscription's entitlement item), `resv:<requestId>`.
+ * Every key belongs to one user and carries the user's id as its hash tag, so that everything one
+ * reservation touches (the user's, the token's and the entitlement item's balances, the record,
+ * the leases and the rate window) sits in one hash slot of a Redis Cluster. Keys (under the
+ * client's keyPrefix): `bal:{<userId>}:u`, `bal:{<userId>}:t:<tokenId>`, `bal:{<userId>}:e:<itemId>`
+ * (what is left of a subscription's entitlement item), `resv:{<userId>}:<requestId>`,
+ * `lease:{<userId>}:u`, `lease:{<userId>}:t:<tokenId>`, `rate:{<userId>}:t:<tokenId>`. A token
+ * and an entitlement item never change owner, so their balances are named by owner and id.
  */
 export type BalanceKind = 'user' | 'token' | 'entitlement'
 const KIND_TAG: Record<BalanceKind, string> = { user: 'u', token: 't', entitlement: 'e' }
-export const balanceKey = (kind: BalanceKind, id: number): string => `bal:${KIND_TAG[kind]}:${id}`
-export const reservationKey = (requestId: string): string => `resv:${requestId}`
+const tag = (userId: number): string => `{${userId}}`
+/** A user's balance key; a token's or an item's also names its owner (`userId`). */
+export function balanceKey (kind: 'user', userId: number): string
+export function balanceKey (kind: BalanceKind, id: number, userId: number): string
+export function balanceKey (kind: BalanceKind, id: number, userId?: number): string {
+  if (kind === 'user') return `bal:${tag(id)}:u`
+  if (userId === undefined) throw new Error(`the owner of ${kind} ${id} is needed for its balance key`)
+  return `bal:${tag(userId)}:${KIND_TAG[kind]}:${id}`
+}
+export const reservationKey = (userId: number, requestId: string): string => `resv:${tag(userId)}:${requestId}`
 
 /** Keys of the admission limits: in-flight leases per user and token, request/token rates per token. */
-export const leaseKey = (kind: 'user' | 'token', id: number): string => `lease:${kind === 'user' ? 'u' : 't'}:${id}`
-export const rateKey = (tokenId: number): string => `rate:t:${tokenId}`
+export const leaseKey = (userId: number, tokenId?: number): string => tokenId === undefined ? `lease:${tag(userId)}:u` : `lease:${tag(userId)}:t:${tokenId}`
+export const rateKey = (userId: number, tokenId: number): string => `rate:${tag(userId)}:t:${tokenId}`
+
+/** The hash slot of a user's keys on a Redis Cluster. */
+export const userSlot = (userId: number): number => calculateSlot(String(userId))
 
 // Each reservation checks both balances and takes the amount from both, or from neither
 // (ARCHITECTURE.md invariant 2); missing balances are reported so the caller can load them. One run
@@ -310,7 +327,7 @@ export interface EntitlementCharge {
 
 /** Status, user balance, token balance, the minute counted in (-1: none) or a retry delay, the paying item (0: the wallet). */
 type ReserveReply = [string, number, number, number, number]
-interface PendingReserve { keys: readonly string[], args: ReadonlyArray<string | number>, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
+interface PendingReserve { userId: number, keys: readonly string[], args: ReadonlyArray<string | number>, resolve: (v: ReserveReply) => void, reject: (err: unknown) => void }
 
 interface Scripts {
   mgReserve: (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<Array<string | number>>
@@ -378,9 +395,17 @@ export interface OpenReservation {
   itemAmount?: number
 }
 
-/** Balances and reservations on one ioredis client (its keyPrefix applies). */
+/** A cached balance found by {@link QuotaStore.cachedBalances}: its id, its owner and its value. */
+export interface CachedBalance { id: number, userId: number, value: number }
+
+/**
+ * Balances and reservations on one ioredis client (its keyPrefix applies): one server (or a
+ * Sentinel-managed master), or a Redis Cluster, where each script run carries the keys of one
+ * hash slot only (the reservations of one round are sent as one run per slot).
+ */
 export class QuotaStore {
-  readonly #redis: Redis & Scripts
+  readonly #redis: (Redis | Cluster) & Scripts
+  readonly #cluster: boolean
   readonly #queueReserve = perRound<PendingReserve>((batch) => { this.#sendReserves(batch) })
   readonly #queueRelease = perRound<Lease>((batch) => { this.#sendReleases(batch) })
   readonly #leaseMs: number
@@ -389,7 +414,7 @@ export class QuotaStore {
   #renewTimer: NodeJS.Timeout | undefined
 
   /** The client the store runs on (for counters that live beside the balances). */
-  get redis (): Redis {
+  get redis (): Redis | Cluster {
     return this.#redis
   }
 
@@ -398,7 +423,8 @@ export class QuotaStore {
    * its leases every third of that while their requests run, so the leases of a gateway that
    * died lapse within `leaseMs`.
    */
-  constructor (redis: Redis, opts: { leaseMs?: number } = {}) {
+  constructor (redis: Redis | Cluster, opts: { leaseMs?: number } = {}) {
+    this.#cluster = redis.isCluster
     this.#leaseMs = Math.max(300, Math.trunc(opts.leaseMs ?? 60_000))
     redis.defineCommand('mgRelease', { lua: RELEASE })
     redis.defineCommand('mgRenew', { lua: RENEW })
@@ -406,7 +432,20 @@ export class QuotaStore {
     redis.defineCommand('mgSettle', { lua: SETTLE })
     redis.defineCommand('mgAdjust', { numberOfKeys: 1, lua: ADJUST })
     redis.defineCommand('mgCas', { numberOfKeys: 1, lua: COMPARE_AND_SET })
-    this.#redis = redis as Redis & Scripts
+    this.#redis = redis as (Redis | Cluster) & Scripts
+  }
+
+  /** The batch as one group, or on a cluster as one group per hash slot (a script run's keys must share one). */
+  #perSlot<T> (batch: readonly T[], userOf: (item: T) => number): T[][] {
+    if (!this.#cluster) return [batch as T[]]
+    const groups = new Map<number, T[]>()
+    for (const item of batch) {
+      const slot = userSlot(userOf(item))
+      const group = groups.get(slot)
+      if (group === undefined) groups.set(slot, [item])
+      else group.push(item)
+    }
+    return [...groups.values()]
   }
 
   /**
@@ -419,19 +458,19 @@ export class QuotaStore {
     const tokens = Math.max(0, Math.trunc(l.tokens))
     const limited = l.userConcurrency > 0 || l.tokenConcurrency > 0 || l.tokenRpm > 0 || l.tokenTpm > 0
     const userKey = balanceKey('user', r.userId)
-    const tokenKey = balanceKey('token', r.tokenId)
-    const keys = [userKey, tokenKey, reservationKey(r.requestId)]
+    const tokenKey = balanceKey('token', r.tokenId, r.userId)
+    const keys = [userKey, tokenKey, reservationKey(r.userId, r.requestId)]
     const args: Array<string | number> = [(limited ? 1 : 0) + (e === undefined ? 0 : 2), r.amount, r.unlimited ? '1' : '0', r.ttlSeconds, r.userId, r.tokenId]
     if (limited) {
-      keys.push(leaseKey('user', r.userId), leaseKey('token', r.tokenId), rateKey(r.tokenId))
+      keys.push(leaseKey(r.userId), leaseKey(r.userId, r.tokenId), rateKey(r.userId, r.tokenId))
       args.push(l.userConcurrency, l.tokenConcurrency, l.tokenRpm, l.tokenTpm, tokens, this.#leaseMs, r.requestId)
     }
     if (e !== undefined) {
-      keys.push(balanceKey('entitlement', e.itemId))
+      keys.push(balanceKey('entitlement', e.itemId, r.userId))
       args.push(PAY_MODE[e.order], e.cost, e.itemId)
     }
     for (let attempt = 0; attempt < 4; attempt++) {
-      const [status, ub, tb, extra, paid] = await this.#reserveScript(keys, args)
+      const [status, ub, tb, extra, paid] = await this.#reserveScript(r.userId, keys, args)
       switch (status) {
         case 'OK': {
           const paidBy = Number(paid) === 0 ? {} : { paidBy: Number(paid) }
@@ -459,7 +498,7 @@ export class QuotaStore {
           await this.#redis.set(tokenKey, String(await r.loadToken()), 'NX')
           break
         case 'MISS_ENT':
-          await this.#redis.set(balanceKey('entitlement', e!.itemId), String(await e!.load()), 'EX', Math.max(60, Math.trunc(e!.ttlSeconds)), 'NX')
+          await this.#redis.set(balanceKey('entitlement', e!.itemId, r.userId), String(await e!.load()), 'EX', Math.max(60, Math.trunc(e!.ttlSeconds)), 'NX')
           break
         default: throw new Error(`unexpected reserve status ${status}`)
       }
@@ -470,14 +509,19 @@ export class QuotaStore {
   /**
    * Queues one reservation for the script. The reservations asked for while the event loop
    * handles one round of I/O (a busy gateway parses many requests in one) go to Redis together
-   * at the end of that round, as one script run: one command, one write and one reply instead of
-   * one each, and no waiting beyond the round. Each reservation is still all-or-nothing.
+   * at the end of that round, as one script run (one a hash slot on a cluster): one command, one
+   * write and one reply instead of one each, and no waiting beyond the round. Each reservation is
+   * still all-or-nothing.
    */
-  #reserveScript (keys: readonly string[], args: ReadonlyArray<string | number>): Promise<ReserveReply> {
-    return new Promise((resolve, reject) => { this.#queueReserve({ keys, args, resolve, reject }) })
+  #reserveScript (userId: number, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<ReserveReply> {
+    return new Promise((resolve, reject) => { this.#queueReserve({ userId, keys, args, resolve, reject }) })
   }
 
-  #sendReserves (batch: PendingReserve[]): void {
+  #sendReserves (all: PendingReserve[]): void {
+    for (const batch of this.#perSlot(all, (b) => b.userId)) this.#sendReserveRun(batch)
+  }
+
+  #sendReserveRun (batch: PendingReserve[]): void {
     const [keys, args] = scriptInput(batch, (b) => b.keys, (b) => b.args)
     this.#redis.mgReserve(keys.length, ...keys, ...args).then((flat) => {
       batch.forEach((b, i) => {
@@ -498,11 +542,13 @@ export class QuotaStore {
     this.#queueRelease({ ...lease, tokens: lease.minute < 0 ? 0 : Math.trunc(usedTokens) - lease.tokens })
   }
 
-  #sendReleases (batch: Lease[]): void {
-    const [keys, args] = scriptInput(batch,
-      (l) => [leaseKey('user', l.userId), leaseKey('token', l.tokenId), rateKey(l.tokenId)],
-      (l) => [l.requestId, l.tokens, l.minute])
-    this.#redis.mgRelease(keys.length, ...keys, ...args).catch(() => {})
+  #sendReleases (all: Lease[]): void {
+    for (const batch of this.#perSlot(all, (l) => l.userId)) {
+      const [keys, args] = scriptInput(batch,
+        (l) => [leaseKey(l.userId), leaseKey(l.userId, l.tokenId), rateKey(l.userId, l.tokenId)],
+        (l) => [l.requestId, l.tokens, l.minute])
+      this.#redis.mgRelease(keys.length, ...keys, ...args).catch(() => {})
+    }
   }
 
   #hold (lease: Lease): void {
@@ -519,13 +565,15 @@ export class QuotaStore {
       this.#renewTimer = undefined
       return
     }
-    const keys: string[] = []
-    const members: string[] = []
-    for (const l of this.#leases) {
-      keys.push(leaseKey('user', l.userId), leaseKey('token', l.tokenId))
-      members.push(l.requestId, l.requestId)
+    for (const batch of this.#perSlot([...this.#leases], (l) => l.userId)) {
+      const keys: string[] = []
+      const members: string[] = []
+      for (const l of batch) {
+        keys.push(leaseKey(l.userId), leaseKey(l.userId, l.tokenId))
+        members.push(l.requestId, l.requestId)
+      }
+      this.#redis.mgRenew(keys.length, ...keys, this.#leaseMs, ...members).catch(() => {})
     }
-    this.#redis.mgRenew(keys.length, ...keys, this.#leaseMs, ...members).catch(() => {})
   }
 
   /** Stops renewing leases (the process is going away; its leases lapse if not released). */
@@ -545,50 +593,105 @@ export class QuotaStore {
   }
 
   /**
-   * {@link settle} for many reservations in one script run: one round trip for a whole batch. A
-   * reservation paid by an entitlement item names it (`itemId`) with the actual cost in the
-   * item's unit (`itemActual`: quota units, or the requests counted).
+   * {@link settle} for many reservations in one script run (one a hash slot on a cluster): one
+   * round trip for a whole batch. A reservation paid by an entitlement item names it (`itemId`)
+   * with the actual cost in the item's unit (`itemActual`: quota units, or the requests counted).
    */
   async settleMany (items: readonly SettleItem[]): Promise<Array<number | undefined>> {
     if (items.length === 0) return []
-    const keys = items.flatMap((i) => [reservationKey(i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId), balanceKey('entitlement', i.itemId ?? 0)])
-    const out = await this.#redis.mgSettle(keys.length, ...keys, ...items.flatMap((i) => [i.actual, i.itemActual ?? i.actual]))
-    return items.map((_, i) => (out[2 * i] === 1 ? Number(out[2 * i + 1]) : undefined))
+    const out = new Map<SettleItem, number | undefined>()
+    await Promise.all(this.#perSlot(items, (i) => i.userId).map(async (batch) => {
+      const keys = batch.flatMap((i) => [reservationKey(i.userId, i.requestId), balanceKey('user', i.userId), balanceKey('token', i.tokenId, i.userId), balanceKey('entitlement', i.itemId ?? 0, i.userId)])
+      const reply = await this.#redis.mgSettle(keys.length, ...keys, ...batch.flatMap((i) => [i.actual, i.itemActual ?? i.actual]))
+      batch.forEach((item, i) => { out.set(item, reply[2 * i] === 1 ? Number(reply[2 * i + 1]) : undefined) })
+    }))
+    return items.map((item) => out.get(item))
   }
 
-  /** Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. */
-  async adjust (kind: BalanceKind, id: number, delta: number): Promise<void> {
-    if (delta !== 0) await this.#redis.mgAdjust(balanceKey(kind, id), delta)
+  /**
+   * Applies a change made in Postgres (top-up, admin edit) to a cached balance, if cached. A
+   * token's or an item's balance also names its owner.
+   */
+  async adjust (kind: 'user', id: number, delta: number): Promise<void>
+  async adjust (kind: BalanceKind, id: number, delta: number, owner: number): Promise<void>
+  async adjust (kind: BalanceKind, id: number, delta: number, owner?: number): Promise<void> {
+    if (delta !== 0) await this.#redis.mgAdjust(balanceKey(kind, id, owner ?? id), delta)
   }
 
-  /** Sets a cached balance outright (reconciliation) */
-  async setBalance (kind: BalanceKind, id: number, value: number): Promise<void> {
-    await this.#redis.set(balanceKey(kind, id), String(value))
+  /** Sets a cached balance outright (reconciliation, tests). */
+  async setBalance (kind: 'user', id: number, value: number): Promise<void>
+  async setBalance (kind: BalanceKind, id: number, value: number, owner: number): Promise<void>
+  async setBalance (kind: BalanceKind, id: number, value: number, owner?: number): Promise<void> {
+    await this.#redis.set(balanceKey(kind, id, owner ?? id), String(value))
   }
 
   /** The cached balance, or undefined when not cached. */
-  async balance (kind: BalanceKind, id: number): Promise<number | undefined> {
-    const v = await this.#redis.get(balanceKey(kind, id))
+  async balance (kind: 'user', id: number): Promise<number | undefined>
+  async balance (kind: BalanceKind, id: number, owner: number): Promise<number | undefined>
+  async balance (kind: BalanceKind, id: number, owner?: number): Promise<number | undefined> {
+    const v = await this.#redis.get(balanceKey(kind, id, owner ?? id))
     return v === null ? undefined : Number(v)
   }
 
-  /** Sets `kind:id` to `value` only if it still holds `expected`; true when set. */
-  async compareAndSet (kind: BalanceKind, id: number, expected: number, value: number): Promise<boolean> {
-    return await this.#redis.mgCas(balanceKey(kind, id), String(expected), String(value)) === 1
+  /** Sets the balance of `kind` `id` (owned by `owner`) to `value` only if it still holds `expected`; true when set. */
+  async compareAndSet (kind: BalanceKind, id: number, owner: number, expected: number, value: number): Promise<boolean> {
+    return await this.#redis.mgCas(balanceKey(kind, id, owner), String(expected), String(value)) === 1
   }
 
-  /** Every cached balance of one kind (SCAN: does not block Redis). */
-  async cachedBalances (kind: BalanceKind): Promise<Map<number, number>> {
-    const out = new Map<number, number>()
-    const prefix = this.#redis.options.keyPrefix ?? ''
-    for await (const keys of this.#redis.scanStream({ match: `${prefix}${balanceKey(kind, 0).slice(0, -1)}*`, count: 500 }) as AsyncIterable<string[]>) {
-      if (keys.length === 0) continue
-      const names = keys.map((k) => k.slice(prefix.length))
-      const values = await this.#redis.mget(...names)
+  /**
+   * Each page of key names (without the keyPrefix) matching `match`, with their values: SCAN
+   * does not block Redis. On a cluster every master is scanned, and values are read per key
+   * (a page's keys lie in many slots).
+   */
+  async * #scan (match: string): AsyncGenerator<Array<[string, string]>> {
+    for await (const names of this.#scanNames(match)) {
+      const values = this.#cluster ? await Promise.all(names.map(async (n) => await this.#redis.get(n))) : await this.#redis.mget(...names)
+      const page: Array<[string, string]> = []
       names.forEach((name, i) => {
         const v = values[i]
-        if (v != null) out.set(Number(name.slice(name.lastIndexOf(':') + 1)), Number(v))
+        if (v != null) page.push([name, v])
       })
+      yield page
+    }
+  }
+
+  /** Each non-empty page of key names (without the keyPrefix) matching `match`, on every master. */
+  async * #scanNames (match: string): AsyncGenerator<string[]> {
+    const prefix = this.#redis.options.keyPrefix ?? ''
+    const nodes: Redis[] = this.#cluster ? (this.#redis as Cluster).nodes('master') : [this.#redis as Redis]
+    for (const node of nodes) {
+      for await (const keys of node.scanStream({ match: `${prefix}${match}`, count: 500 }) as AsyncIterable<string[]>) {
+        if (keys.length > 0) yield keys.map((k) => k.slice(prefix.length))
+      }
+    }
+  }
+
+  /**
+   * Deletes balances cached under the names of releases before the hash-tagged keys
+   * (`bal:u:<id>`, `bal:t:<id>`, `bal:e:<id>`), which nothing reads any more and which would
+   * otherwise stay (the other old keys expire by themselves); returns how many. Run by the
+   * reconciliation job, so that balances an old gateway still cached during a rolling upgrade go too.
+   */
+  async dropLegacyBalances (): Promise<number> {
+    let dropped = 0
+    for await (const names of this.#scanNames('bal:[ute]:*')) {
+      for (const name of names) dropped += await this.#redis.del(name)
+    }
+    return dropped
+  }
+
+  /** Every cached balance of one kind, with its owner. */
+  async cachedBalances (kind: BalanceKind): Promise<CachedBalance[]> {
+    const out: CachedBalance[] = []
+    const match = kind === 'user' ? 'bal:{*}:u' : `bal:{*}:${KIND_TAG[kind]}:*`
+    const shape = kind === 'user' ? /^bal:\{(\d+)\}:u$/ : new RegExp(`^bal:\\{(\\d+)\\}:${KIND_TAG[kind]}:(\\d+)$`)
+    for await (const page of this.#scan(match)) {
+      for (const [name, value] of page) {
+        const m = shape.exec(name)
+        if (m === null) continue
+        const userId = Number(m[1])
+        out.push({ id: kind === 'user' ? userId : Number(m[2]), userId, value: Number(value) })
+      }
     }
     return out
   }
@@ -596,26 +699,28 @@ export class QuotaStore {
   /** Every open reservation (SCAN). */
   async openReservations (): Promise<OpenReservation[]> {
     const out: OpenReservation[] = []
-    const prefix = this.#redis.options.keyPrefix ?? ''
-    for await (const keys of this.#redis.scanStream({ match: `${prefix}resv:*`, count: 500 }) as AsyncIterable<string[]>) {
-      if (keys.length === 0) continue
-      const names = keys.map((k) => k.slice(prefix.length))
-      const values = await this.#redis.mget(...names)
-      names.forEach((name, i) => {
-        const [amount, unlimited, userId, tokenId, at, item, itemAmount] = (values[i] ?? '').split('|')
-        if (amount === undefined || userId === undefined) return
+    for await (const page of this.#scan('resv:{*}:*')) {
+      for (const [name, value] of page) {
+        const requestId = name.slice(name.indexOf('}:') + 2)
+        const [amount, unlimited, userId, tokenId, at, item, itemAmount] = value.split('|')
+        if (amount === undefined || userId === undefined) continue
         out.push({
-          requestId: name.slice('resv:'.length), amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0),
+          requestId, amount: Number(amount), unlimited: unlimited === '1', userId: Number(userId), tokenId: Number(tokenId ?? 0),
           ...(at === undefined ? {} : { reservedAt: Number(at) }),
           ...(item === undefined ? {} : { itemId: Number(item), itemAmount: Number(itemAmount) })
         })
-      })
+      }
     }
     return out
   }
 
-  /** Drops cached balances so the next request loads them from Postgres. */
-  async forget (kind: BalanceKind, ...ids: number[]): Promise<void> {
-    if (ids.length > 0) await this.#redis.del(...ids.map((id) => balanceKey(kind, id)))
+  /** Drops cached balances so the next request loads them from Postgres (tokens' and items' of one owner). */
+  async forget (kind: 'user', ids: number | readonly number[]): Promise<void>
+  async forget (kind: BalanceKind, ids: number | readonly number[], owner: number): Promise<void>
+  async forget (kind: BalanceKind, ids: number | readonly number[], owner?: number): Promise<void> {
+    const keys = (typeof ids === 'number' ? [ids] : ids).map((id) => balanceKey(kind, id, owner ?? id))
+    // One DEL a key: a user's balances share a slot, but users' do not.
+    if (this.#cluster) await Promise.all(keys.map(async (k) => await this.#redis.del(k)))
+    else if (keys.length > 0) await this.#redis.del(...keys)
   }
 }

@@ -27,7 +27,7 @@ t.test('50 concurrent requests on a balance that covers one are admitted once, a
   t.equal(results.filter((r) => r.ok).length, 1, 'exactly one admitted')
   t.ok(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === 'user_quota'))
   t.equal(await a.quota.balance('user', 1), 300)
-  t.equal(await a.quota.balance('token', 1), 4300)
+  t.equal(await a.quota.balance('token', 1, 1), 4300)
   t.ok(loads >= 1, 'the balance was loaded from the system of record on the first miss')
 })
 
@@ -39,7 +39,7 @@ t.test('the token balance limits too, and an unlimited token draws on the user o
   const unlimited = await quota.reserve(req({ amount: 200, unlimited: true, tokenId: 2, loadToken: async () => { throw new Error('not read') } }))
   t.ok(unlimited.ok)
   t.equal(await quota.balance('user', 1), 800)
-  t.equal(await quota.balance('token', 2), undefined)
+  t.equal(await quota.balance('token', 2, 1), undefined)
 })
 
 t.test('settlement returns the difference exactly once', async (t) => {
@@ -48,7 +48,7 @@ t.test('settlement returns the difference exactly once', async (t) => {
   t.equal(await quota.balance('user', 1), 700)
   t.equal(await quota.settle('abc', 1, 1, 120), 180)
   t.equal(await quota.balance('user', 1), 880)
-  t.equal(await quota.balance('token', 1), 880)
+  t.equal(await quota.balance('token', 1, 1), 880)
   t.equal(await quota.settle('abc', 1, 1, 120), undefined, 'a redelivered settlement changes nothing')
   t.equal(await quota.balance('user', 1), 880)
   await quota.reserve(req({ requestId: 'more', amount: 100 }))
@@ -70,8 +70,8 @@ t.test('a batch settles many reservations in one call, each exactly once', async
     { requestId: 'b3', userId: 2, tokenId: 3, actual: 50 }
   ]), [180, undefined, -30, 0])
   t.equal(await quota.balance('user', 1), 750, '1000 - 120 - 130')
-  t.equal(await quota.balance('token', 1), 880)
-  t.equal(await quota.balance('token', 2), undefined, 'an unlimited token has no balance to correct')
+  t.equal(await quota.balance('token', 1, 1), 880)
+  t.equal(await quota.balance('token', 2, 1), undefined, 'an unlimited token has no balance to correct')
   t.equal(await quota.balance('user', 2), 950)
   t.same(await quota.settleMany([{ requestId: 'b1', userId: 1, tokenId: 1, actual: 120 }, { requestId: 'b2', userId: 1, tokenId: 2, actual: 130 }]), [undefined, undefined], 'redelivered: nothing twice')
   t.equal(await quota.balance('user', 1), 750)
@@ -100,12 +100,12 @@ t.test('reservations asked for in one tick go to Redis as one script run, each a
   t.match(outcomes[16], { ok: false, reason: 'token_quota' }, 'a token too small refuses without touching the user')
   t.equal(await quota.balance('user', 1), 0)
   t.equal(await quota.balance('user', 2), 50)
-  t.equal(await quota.balance('token', 7), 30)
+  t.equal(await quota.balance('token', 7, 2), 30)
   t.ok(scripts.length < asks.length, `misses retry per round, not per reservation (${scripts.length} runs for ${asks.length} reservations)`)
 
   // Every balance is cached now, so a tick's reservations make exactly one run.
   await quota.adjust('user', 1, 500)
-  await quota.adjust('token', 1, 500)
+  await quota.adjust('token', 1, 500, 1)
   scripts.length = 0
   const cached = await Promise.all([
     ...Array.from({ length: 8 }, async (_, i) => await quota.reserve(req({ requestId: `c-${i}`, amount: 100 }))),
@@ -122,13 +122,13 @@ t.test('a reused request id is refused while its reservation is open', async (t)
   t.ok((await quota.reserve(req({ requestId: 'same' }))).ok)
   t.match(await quota.reserve(req({ requestId: 'same' })), { ok: false, reason: 'duplicate' })
   t.equal(await quota.balance('user', 1), 900)
-  t.equal(await quota.balance('token', 1), 900, 'the duplicate took nothing from either balance')
+  t.equal(await quota.balance('token', 1, 1), 900, 'the duplicate took nothing from either balance')
   // In one script run too: the second reservation of an id is refused, the first stands.
   const [a, b] = await Promise.all([quota.reserve(req({ requestId: 'twice' })), quota.reserve(req({ requestId: 'twice' }))])
   t.ok(a.ok)
   t.match(b, { ok: false, reason: 'duplicate' })
   t.equal(await quota.balance('user', 1), 800)
-  t.equal(await quota.balance('token', 1), 800)
+  t.equal(await quota.balance('token', 1, 1), 800)
   t.equal(await quota.settle('twice', 1, 1, 40), 60, 'settled once')
   t.equal(await quota.settle('twice', 1, 1, 40), undefined, 'and only once')
   t.equal(await quota.balance('user', 1), 860)
@@ -205,7 +205,7 @@ t.test('requests per minute: a sliding window across stores, refused with a wait
   const refused = results.find((r) => !r.ok)
   t.match(refused, { ok: false, reason: 'token_rpm' })
   if (refused !== undefined && !refused.ok && 'retryAfterS' in refused) t.ok(refused.retryAfterS >= 1 && refused.retryAfterS <= 120, `retry after ${refused.retryAfterS} s`)
-  t.equal(await a.quota.balance('token', 1), 995)
+  t.equal(await a.quota.balance('token', 1, 1), 995)
   t.ok((await a.quota.reserve(req({ tokenId: 2, amount: 1, limits: limits({ tokenRpm: 5 }) }))).ok, 'another token has its own window')
 })
 

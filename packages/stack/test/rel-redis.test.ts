@@ -1,3 +1,4 @@
+import { balanceKey } from '@modelgate/quota'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { chat, type ChatResult, fakeUpstream, ledgerDrift, migratedDatabase, ownRedis, seedAccount, seedChannel, serviceEnv, startService, tick, until } from './fixtures/system.js'
@@ -98,7 +99,7 @@ t.test('REL-36 Redis outage: relay fails closed with a fast 503, in-flight strea
   const client = new Redis(redis.url, { keyPrefix: env['REDIS_KEY_PREFIX'], lazyConnect: true })
   t.teardown(() => { client.disconnect() })
   await client.connect()
-  const hot = async () => ({ u: Number(await client.get(`bal:u:${user.id}`)), t: Number(await client.get(`bal:t:${token.id}`)) })
+  const hot = async () => ({ u: Number(await client.get(balanceKey('user', user.id))), t: Number(await client.get(balanceKey('token', token.id, user.id))) })
   const matched = await until(async () => {
     const h = await hot()
     return h.u === ledger.balance && h.t === Number(tokenRow.remain_quota)

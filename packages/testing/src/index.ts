@@ -14,3 +14,5 @@ export { FAKE_VIDEO_VARIANTS, fakeVideo, fakeVideoContent } from './fake-video.j
 export type { FakeVideo, FakeVideoInput, FakeVideoJob, FakeVideoVariant } from './fake-video.js'
 export type { FormPart, RecordedRequest, ScriptedFailure } from './fake-http.js'
 export { until } from './wait.js'
+export { startRedisCluster } from './redis-cluster.js'
+export type { TestRedisCluster } from './redis-cluster.js'

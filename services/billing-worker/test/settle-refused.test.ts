@@ -49,7 +49,7 @@ async function ledger (s: Setup) {
     channel: await s.db.selectFrom('channels').selectAll().where('id', '=', s.channel.id).executeTakeFirstOrThrow(),
     buckets: await s.db.selectFrom('quota_data').selectAll().execute(),
     redisUser: await s.quota.balance('user', s.user.id),
-    redisToken: await s.quota.balance('token', s.token.id)
+    redisToken: await s.quota.balance('token', s.token.id, s.token.user_id)
   }
 }
 
@@ -58,7 +58,7 @@ const logsOf = async (s: Setup, requestId: string) => await s.db.selectFrom('log
 t.test('a refused event writes one error log row, with consume logs off, and changes nothing else however often it comes', async (t) => {
   const s = await setup(t)
   await s.quota.setBalance('user', s.user.id, 1_000_000)
-  await s.quota.setBalance('token', s.token.id, 500_000)
+  await s.quota.setBalance('token', s.token.id, 500_000, s.token.user_id)
   const before = await ledger(s)
   const e = refused(s)
 

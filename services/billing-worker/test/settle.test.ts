@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { OptionValues, type UsageEvent } from '@modelgate/contracts'
 import { type SettlementInput, settleUsage, settleUsageBatch, sql } from '@modelgate/db'
+import { reservationKey } from '@modelgate/quota'
 import t, { type Test } from 'tap'
 import { SettlementBatcher } from '../src/jobs/settle-usage/batcher.js'
 import { run } from '../src/jobs/settle-usage/handler.js'
@@ -37,7 +38,7 @@ t.test('an event settles once, however often it is delivered', async (t) => {
   t.match(bucket, [{ user_id: s.user.id, model_name: 'gpt-4o-mini', count: 1, quota: 400, token_used: 150 }])
   t.equal(bucket[0]!.created_at % 3600, 0)
   t.equal(await s.quota.balance('user', s.user.id), user.quota, 'Redis matches Postgres after settlement')
-  t.equal(await s.quota.balance('token', s.token.id), token.remain_quota)
+  t.equal(await s.quota.balance('token', s.token.id, s.token.user_id), token.remain_quota)
 })
 
 t.test('an event with audio tokens records the text and audio split in the log', async (t) => {
@@ -230,7 +231,7 @@ t.test('reconciliation repairs drifted balances but never touches an account wit
   const load = { loadUser: async () => s.user.quota, loadToken: async () => s.token.remain_quota }
   // A reservation that expired before its settlement: Redis keeps the hold, Postgres bills the cost.
   await s.quota.reserve({ requestId: 'late', userId: s.user.id, tokenId: s.token.id, unlimited: false, amount: 1000, ttlSeconds: 60, ...load })
-  await s.redis.del('resv:late')
+  await s.redis.del(reservationKey(s.user.id, 'late'))
   const e = event({ request_id: 'late', user_id: s.user.id, token_id: s.token.id, channel_id: s.channel.id, quota: 400 })
   t.same(await run({ id: e.request_id, data: e }, s.deps), { settled: true, delta: undefined }, 'no reservation left to correct')
   t.equal(await s.quota.balance('user', s.user.id), 999_000, 'Redis drifted')
@@ -239,10 +240,14 @@ t.test('reconciliation repairs drifted balances but never touches an account wit
   await s.quota.reserve({ requestId: 'inflight', userId: other.id, tokenId: 999, unlimited: true, amount: 1, ttlSeconds: 60, loadUser: async () => 1, loadToken: async () => 0 })
   const gone = await s.db.insertInto('users').values({ username: 'gone', quota: 5, access_token_hash: null, aff_code: null, deleted_at: 1, setting: {} }).returningAll().executeTakeFirstOrThrow()
   await s.quota.setBalance('user', gone.id, 5)
+  // Balances an earlier release cached under its key names (no hash tag): dropped, nothing else.
+  await s.redis.mset(`bal:u:${s.user.id}`, '1', `bal:t:${s.token.id}`, '2', 'bal:e:3', '3')
 
   const result = await reconcile({ db: s.db, quota: s.quota })
+  t.same(await s.redis.exists(`bal:u:${s.user.id}`, `bal:t:${s.token.id}`, 'bal:e:3'), 0, 'the old releases\' balance keys are gone')
+  t.equal(result.legacy, 3)
   t.equal(await s.quota.balance('user', s.user.id), 999_600, 'repaired to the Postgres balance')
-  t.equal(await s.quota.balance('token', s.token.id), 499_600)
+  t.equal(await s.quota.balance('token', s.token.id, s.token.user_id), 499_600)
   t.equal(await s.quota.balance('user', other.id), 0, 'an account with a request in flight is left alone')
   t.equal(await s.quota.balance('user', gone.id), undefined, 'a deleted user\'s cache is dropped')
   t.match(result, { repaired: 2, busy: 1 })

@@ -59,8 +59,8 @@ t.test('events paid by an item settle against it, once, batched or not; the wall
   t.equal(await quotaOf(s.db, s.user.id), 1_000_000, 'the wallet is untouched')
   t.equal((await s.db.selectFrom('tokens').select('remain_quota').where('id', '=', s.token.id).executeTakeFirstOrThrow()).remain_quota, 500_000 - 1100, 'the key cap counts all')
   t.same(reminded, [], 'no low-balance mail: the wallet did not move')
-  t.equal(await s.quota.balance('entitlement', quotaItem!.id), 10_000 - 400, 'the Redis item balance is corrected to the actual cost')
-  t.equal(await s.quota.balance('entitlement', requestItem!.id), 4)
+  t.equal(await s.quota.balance('entitlement', quotaItem!.id, s.user.id), 10_000 - 400, 'the Redis item balance is corrected to the actual cost')
+  t.equal(await s.quota.balance('entitlement', requestItem!.id, s.user.id), 4)
   t.equal(await s.quota.balance('user', s.user.id), 1_000_000)
 })
 
@@ -79,14 +79,14 @@ t.test('reconciliation: an orphan paid by an item is billed to it; a drifted ite
   t.equal(await quotaOf(s.db, s.user.id), 1_000_000)
   const log = await s.db.selectFrom('logs').select('other').where('request_id', '=', 'lost').executeTakeFirstOrThrow()
   t.match(log.other, { billing_source: 'subscription', subscription_item_id: it.id, usage_source: 'estimated' })
-  t.equal(await s.quota.balance('entitlement', it.id), 8500)
+  t.equal(await s.quota.balance('entitlement', it.id, s.user.id), 8500)
 
-  await s.quota.setBalance('entitlement', it.id, 123)
+  await s.quota.setBalance('entitlement', it.id, 123, s.user.id)
   await reconcile({ db: s.db, quota: s.quota })
-  t.equal(await s.quota.balance('entitlement', it.id), 8500, 'repaired from Postgres')
+  t.equal(await s.quota.balance('entitlement', it.id, s.user.id), 8500, 'repaired from Postgres')
   await s.db.updateTable('user_subscriptions').set({ status: 'cancelled' }).where('id', '=', sub.subscription.id).execute()
   await reconcile({ db: s.db, quota: s.quota })
-  t.equal(await s.quota.balance('entitlement', it.id), 0, 'a cancelled subscription\'s item is worth nothing')
+  t.equal(await s.quota.balance('entitlement', it.id, s.user.id), 0, 'a cancelled subscription\'s item is worth nothing')
 })
 
 t.test('periods end on schedule; a subscription set to renew starts its next period from the wallet once, whatever runs at once, and only when the balance covers it', async (t) => {
@@ -100,7 +100,7 @@ t.test('periods end on schedule; a subscription set to renew starts its next per
   const plain = await subscribe(s.db, s.user.id, [{ model: 'sub-model', type: 0, total: 100 }], { start: monthAgo })
   const renewing = await subscribe(s.db, s.user.id, [{ model: 'sub-model', type: 0, total: 200 }], { start: monthAgo, autoRenew: true })
   const current = await subscribe(s.db, s.user.id, [{ model: 'sub-model', type: 0, total: 300 }])
-  for (const i of [...plain.items, ...renewing.items, ...current.items]) await s.quota.setBalance('entitlement', i.id, 50)
+  for (const i of [...plain.items, ...renewing.items, ...current.items]) await s.quota.setBalance('entitlement', i.id, 50, s.user.id)
   const announced: number[] = []
   const options = async () => new OptionValues(new Map([['QuotaPerUnit', '500000']]))
   const deps = { db: s.db, quota: s.quota, options, announce: async (id: number) => { announced.push(id) } }
@@ -118,8 +118,8 @@ t.test('periods end on schedule; a subscription set to renew starts its next per
   const log = await s.db.selectFrom('logs').select(['quota', 'content']).where('user_id', '=', s.user.id).executeTakeFirstOrThrow()
   t.equal(log.quota, price)
   t.match(log.content, /^subscription renewed: plan Pro until .* UTC, paid from the balance$/)
-  for (const i of [...plain.items, ...renewing.items]) t.equal(await s.quota.balance('entitlement', i.id), undefined, `ended item ${i.id} dropped from Redis`)
-  t.equal(await s.quota.balance('entitlement', current.items[0]!.id), 50, 'a current item is left alone')
+  for (const i of [...plain.items, ...renewing.items]) t.equal(await s.quota.balance('entitlement', i.id, s.user.id), undefined, `ended item ${i.id} dropped from Redis`)
+  t.equal(await s.quota.balance('entitlement', current.items[0]!.id, s.user.id), 50, 'a current item is left alone')
   t.same([...new Set(announced)], [s.user.id], 'the gateways are told')
   t.same(sum([await periods(deps)]), { expired: 0, renewed: 0 }, 'the next run finds nothing due')
 

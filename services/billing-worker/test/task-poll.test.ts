@@ -34,7 +34,7 @@ async function setup (t: Test, env: Record<string, string> = {}) {
   const token = await db.insertInto('tokens').values({ user_id: user.id, name: 'songs', key_hash: randomUUID(), key_encrypted: 'x', remain_quota: START, deleted_at: null }).returningAll().executeTakeFirstOrThrow()
   const channel = await db.insertInto('channels').values({ type: 36, name: 'suno', key: box.seal(suno.key), base_url: suno.url, models: 'suno_music', openai_organization: null, tag: null, other_info: {} }).returningAll().executeTakeFirstOrThrow()
   await quota.setBalance('user', user.id, START)
-  await quota.setBalance('token', token.id, START)
+  await quota.setBalance('token', token.id, START, token.user_id)
   const deps: TaskPollDeps = { db, quota, box, protocols: TASK_POLL_PROTOCOLS, timeoutMs: 3_600_000, leaseMs: 10_000, log: { warn: () => {} } }
 
   /** A charged Suno task: submitted to the fake, its row written, its charge settled. */
@@ -56,14 +56,14 @@ async function setup (t: Test, env: Record<string, string> = {}) {
     }
     await settleUsageBatch(db, [charge], { writeLog: true })
     await quota.adjust('user', user.id, -PRICE)
-    await quota.adjust('token', token.id, -PRICE)
+    await quota.adjust('token', token.id, -PRICE, user.id)
     return { id, row }
   }
   const balances = async () => ({
     user: (await db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
     token: (await db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()).remain_quota,
     redisUser: await quota.balance('user', user.id),
-    redisToken: await quota.balance('token', token.id)
+    redisToken: await quota.balance('token', token.id, token.user_id)
   })
   const refunds = async () => await db.selectFrom('logs').selectAll().where('type', '=', LOG_TYPE.system).where('user_id', '=', user.id).execute()
   const row = async (id: number) => await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
@@ -206,7 +206,7 @@ t.test('drawing tasks: progress, then a failure refunded once; another drawing t
       prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, quota: PRICE, outcome: 'success', usage_source: 'none', price: {}, retried_channels: []
     }], { writeLog: true })
     await s.quota.adjust('user', s.user.id, -PRICE)
-    await s.quota.adjust('token', s.token.id, -PRICE)
+    await s.quota.adjust('token', s.token.id, -PRICE, s.user.id)
     return { id, row }
   }
   const mjRow = async (id: number) => await s.db.selectFrom('midjourneys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
@@ -249,7 +249,7 @@ t.test('a task paid by a subscription\'s item is refunded to that item, not to t
     await s.db.updateTable('users').set((eb) => ({ quota: eb('quota', '+', PRICE) })).where('id', '=', s.user.id).execute()
     await s.quota.adjust('user', s.user.id, PRICE)
     await s.db.updateTable('user_subscription_items').set((eb) => ({ amount_used: eb('amount_used', '+', charged) })).where('id', '=', item!.id).execute()
-    await s.quota.setBalance('entitlement', item!.id, item!.amount_total - charged)
+    await s.quota.setBalance('entitlement', item!.id, item!.amount_total - charged, s.user.id)
     return row
   }
   const a = await paid(byQuota, PRICE)
@@ -260,8 +260,8 @@ t.test('a task paid by a subscription\'s item is refunded to that item, not to t
   const used = async (id: number) => (await s.db.selectFrom('user_subscription_items').select('amount_used').where('id', '=', id).executeTakeFirstOrThrow()).amount_used
   t.equal(await used(byQuota!.id), 0, 'the quota item gets the price back')
   t.equal(await used(byRequest!.id), 0, 'the request item gets its request back')
-  t.equal(await s.quota.balance('entitlement', byQuota!.id), 10 * PRICE)
-  t.equal(await s.quota.balance('entitlement', byRequest!.id), 5)
+  t.equal(await s.quota.balance('entitlement', byQuota!.id, s.user.id), 10 * PRICE)
+  t.equal(await s.quota.balance('entitlement', byRequest!.id, s.user.id), 5)
   const b2 = await s.balances()
   t.same([b2.user, b2.redisUser], [START, START], 'the wallet neither paid nor got a refund')
   t.same([b2.token, b2.redisToken], [START, START], 'the key cap gets its charge back')

@@ -452,14 +452,14 @@ t.test('a plan bought through Creem: a subscription order, a checkout for the pl
 
   // Refunded in Creem: a partial refund keeps the plan; a full one, delivered at once three times, ends it once.
   const itemIds = (await app.db.selectFrom('user_subscription_items').select('id').where('user_subscription_id', '=', subs[0]!.id).execute()).map((i) => i.id)
-  await app.quota.setBalance('entitlement', itemIds[0]!, 1_000_000)
+  await app.quota.setBalance('entitlement', itemIds[0]!, 1_000_000, subs[0]!.user_id)
   t.equal(await deliver(app, refundCreated('ord_plan_1', 500)), 200)
   t.equal((await subOrder()).status, 'success', 'a partial refund keeps the plan')
   const refund = refundCreated('ord_plan_1', 999)
   t.same(await Promise.all([deliver(app, refund), deliver(app, refund), deliver(app, refundCreated('ord_plan_1', 999))]), [200, 200, 200])
   t.equal((await subOrder()).status, 'refunded')
   t.equal((await subscriptions())[0]!.status, 'cancelled', 'the period it paid for ends (CreemRefundDeductsQuota is on by default)')
-  t.equal(await app.quota.balance('entitlement', itemIds[0]!), undefined, 'its items are no longer cached for the relay')
+  t.equal(await app.quota.balance('entitlement', itemIds[0]!, subs[0]!.user_id), undefined, 'its items are no longer cached for the relay')
   const refundLogs = await app.db.selectFrom('logs').select('content').where('user_id', '=', u.id).where('content', 'like', 'creem refund:%').execute()
   t.same(refundLogs.map((l) => l.content), [`creem refund: plan order ${tradeNo} (9.99 USD) refunded, its subscription ended`], 'one log row')
 })

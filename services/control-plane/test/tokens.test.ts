@@ -291,14 +291,14 @@ t.test('quota edits move the cached balance by the same amount and keep spending
   const app = await build(t)
   const a = await userSession(app, 'alice')
   const tok = await create(app, a, { name: 'q', remain_quota: 5000 })
-  await app.quota.setBalance('token', tok.id, 4800)
+  await app.quota.setBalance('token', tok.id, 4800, a.row.id)
   t.equal((await call(app, a, 'PUT', '/api/token/', { id: tok.id, remain_quota: 8000 })).body.data.remain_quota, 8000)
-  t.equal(await app.quota.balance('token', tok.id), 7800, 'the cached balance moved by +3000 too')
+  t.equal(await app.quota.balance('token', tok.id, a.row.id), 7800, 'the cached balance moved by +3000 too')
 
   // A settlement spends 300 after the edit read the row and before it writes.
   const trx = await app.db.startTransaction().execute()
   await trx.updateTable('tokens').set((eb) => ({ remain_quota: eb('remain_quota', '-', 300) })).where('id', '=', tok.id).execute()
-  await app.quota.adjust('token', tok.id, -300)
+  await app.quota.adjust('token', tok.id, -300, a.row.id)
   const edit = call(app, a, 'PUT', '/api/token/', { id: tok.id, remain_quota: 1000 })
   await until('the edit waits for the settlement\'s row lock', async () => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
@@ -310,7 +310,7 @@ t.test('quota edits move the cached balance by the same amount and keep spending
   t.equal(res.body.success, true)
   t.equal(res.body.data.remain_quota, 700, 'the edit applied -7000 to what was there, so the 300 spent stays spent')
   t.equal((await stored(app, tok.id)).remain_quota, 700)
-  t.equal(await app.quota.balance('token', tok.id), 500, 'the cached balance moved by the same -7000')
+  t.equal(await app.quota.balance('token', tok.id, a.row.id), 500, 'the cached balance moved by the same -7000')
 })
 
 t.test('token changes are announced to the gateways and drop their cached record', async (t) => {
@@ -339,9 +339,9 @@ t.test('token changes are announced to the gateways and drop their cached record
   await announced('disabling', tok!.id, async () => await call(app, a, 'PUT', '/api/token/?status_only=true', { id: tok!.id, status: 2 }))
   await announced('enabling', tok!.id, async () => await call(app, a, 'PUT', '/api/token/?status_only=true', { id: tok!.id, status: 1 }))
 
-  await app.quota.setBalance('token', tok!.id, 123)
+  await app.quota.setBalance('token', tok!.id, 123, a.row.id)
   await announced('deleting', tok!.id, async () => t.match((await call(app, a, 'DELETE', `/api/token/${tok!.id}/`)).body, { success: true, message: 'Token deleted' }))
-  t.equal(await app.quota.balance('token', tok!.id), undefined, 'the cached balance of a deleted token is dropped')
+  t.equal(await app.quota.balance('token', tok!.id, a.row.id), undefined, 'the cached balance of a deleted token is dropped')
   t.not((await stored(app, tok!.id)).deleted_at, null, 'soft-deleted')
   t.equal((await call(app, a, 'GET', `/api/token/${tok!.id}`)).body.message, 'Token not found')
   t.same((await call(app, a, 'GET', '/api/token/')).body.data.items.map((x: Created) => x.id), [other!.id], 'gone from the list')

@@ -170,7 +170,7 @@ t.test('per-token requests per minute, tokens per minute and concurrency across 
   // estimated at 7 at admission and corrected to what was used once the request has ended.
   const tpm = await seedToken(app.db, user.id, { tpm: 40 })
   const counted = async () => {
-    const [cur, prev] = await app.redis.hmget(rateKey(tpm.row.id), 't', 'pt')
+    const [cur, prev] = await app.redis.hmget(rateKey(user.id, tpm.row.id), 't', 'pt')
     return Number(cur ?? 0) + Number(prev ?? 0)
   }
   const tpmAnswers: number[] = []

@@ -132,7 +132,7 @@ t.test('refused submits charge nothing, record no task and release the reservati
   t.equal(events.length, 3)
   t.ok(events.every((e) => e.quota === 0 && e.reserved === 100000 && e.outcome === 'failed'), 'nothing charged')
   await settle(app, events)
-  t.equal(await quota.balance('token', token.row.id), 5_000_000, 'the reservations are released in Redis')
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), 5_000_000, 'the reservations are released in Redis')
   t.equal(await pgToken(app.db, token.row.id), 5_000_000, 'nothing charged in Postgres')
   t.same(await pgUser(app.db, user.id), { quota: 10_000_000, used_quota: 0 })
 })

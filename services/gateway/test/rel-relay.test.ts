@@ -107,7 +107,7 @@ t.test('REL-33 client aborts a stream: after 20 of 100 chunks, and before the fi
   await settle(app.db, quota, [event!])
   t.same(await quota.openReservations(), [], 'the reservation is released')
   const pg = await app.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()
-  t.equal(await quota.balance('token', token.id), pg.remain_quota, 'settled once: Redis agrees with Postgres')
+  t.equal(await quota.balance('token', token.id, token.user_id), pg.remain_quota, 'settled once: Redis agrees with Postgres')
   const logs = await app.db.selectFrom('logs').select(['quota', 'other']).where('request_id', '=', event!.request_id).execute()
   t.equal(logs.length, 1, 'exactly one settlement')
   t.match(logs[0], { quota: event!.quota, other: { outcome: 'aborted' } })
@@ -136,7 +136,7 @@ t.test('REL-33 client aborts a stream: after 20 of 100 chunks, and before the fi
   t.same(await quota.openReservations(), [], 'its reservation is released')
   const after = await app.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.id).executeTakeFirstOrThrow()
   t.equal(after.remain_quota, pg.remain_quota, 'the token balance is unchanged by the early abort')
-  t.equal(await quota.balance('token', token.id), after.remain_quota)
+  t.equal(await quota.balance('token', token.id, token.user_id), after.remain_quota)
 })
 
 t.test('REL-34 failover across channels: 503, refused, disabled and healthy channels; 400, 401 and 429', async (t) => {

@@ -59,10 +59,10 @@ t.test('SEC-14 token quota covers one request: 50 concurrent per-call requests o
   const events = await allEvents(app, replicas.map((r) => r.app))
   t.equal(events.length, 1)
   t.match(events[0], { reserved: P, quota: P, outcome: 'success' })
-  t.ok(await quota.balance('token', token.row.id) === 0, 'the cached token balance is spent, not negative')
+  t.ok(await quota.balance('token', token.row.id, token.row.user_id) === 0, 'the cached token balance is spent, not negative')
   await settle(app.db, quota, events)
   t.equal(await pgToken(app.db, token.row.id), 0, 'after settlement remain_quota = 0')
-  t.equal(await quota.balance('token', token.row.id), 0, 'and never negative in Redis')
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), 0, 'and never negative in Redis')
   t.equal(await pgUser(app.db, user.id), 999 * P)
   t.equal((await post(url, token.key, body)).status, 403, 'an exhausted token stays refused')
 
@@ -112,12 +112,12 @@ t.test('SEC-15 reservation and refund for token-priced streams: 3 maximum-cost r
   t.equal(events.length, 3, 'one event per admitted request')
   t.ok(events.every((e) => e.reserved === R && e.usage_source === 'upstream' && e.prompt_tokens === 11 && e.completion_tokens === 6 && e.quota === first!.quota),
     'each billed on its real usage')
-  t.ok(await quota.balance('token', token.row.id) === Q - 3 * R, 'until settlement the reservations are held')
+  t.ok(await quota.balance('token', token.row.id, token.row.user_id) === Q - 3 * R, 'until settlement the reservations are held')
 
   await settle(app.db, quota, events)
   const spent = events.reduce((a, e) => a + e.quota, 0)
   t.equal(await pgToken(app.db, token.row.id), Q - spent, 'final quota = Q - sum of the settled costs')
-  t.equal(await quota.balance('token', token.row.id), Q - spent, 'the surplus is released in Redis too')
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), Q - spent, 'the surplus is released in Redis too')
   t.equal(await pgUser(app.db, user.id), userBefore - spent)
   t.equal(await quota.balance('user', user.id), userBefore - spent)
   t.same(await quota.openReservations(), [], 'no reservation keys left in Redis')
@@ -131,15 +131,15 @@ t.test('SEC-15 reservation and refund for token-priced streams: 3 maximum-cost r
 
   // Invariant 1: Redis agrees with Postgres, so dropping its balances and rebuilding them from
   // Postgres (what a flush and the reconciliation do) changes no balance.
-  t.equal(await quota.balance('token', token.row.id), Q - total)
-  await quota.forget('token', token.row.id)
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), Q - total)
+  await quota.forget('token', token.row.id, token.row.user_id)
   await quota.forget('user', user.id)
   t.equal((await post(url, token.key, body)).status, 200, 'admitted against the balance rebuilt from Postgres')
-  t.equal(await quota.balance('token', token.row.id), Q - total - R, 'rebuilt from Postgres, less the new reservation')
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), Q - total - R, 'rebuilt from Postgres, less the new reservation')
   const last = (await usageEvents(app)).find((e) => e.token_id === token.row.id && !settledIds.has(e.request_id))!
   await settle(app.db, quota, [last])
   t.equal(await pgToken(app.db, token.row.id), Q - total - last.quota)
-  t.equal(await quota.balance('token', token.row.id), Q - total - last.quota)
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), Q - total - last.quota)
   t.same(await quota.openReservations(), [])
 })
 
@@ -165,7 +165,7 @@ t.test('SEC-17 settlement is exactly once: a relayed request\'s event delivered 
     logs: (await app.db.selectFrom('logs').select('quota').where('request_id', '=', e!.request_id).execute()).length,
     hourly: await app.db.selectFrom('quota_data').select(['count', 'quota', 'token_used']).where('user_id', '=', user.id).execute(),
     redisUser: await quota.balance('user', user.id),
-    redisToken: await quota.balance('token', token.row.id)
+    redisToken: await quota.balance('token', token.row.id, token.row.user_id)
   })
   // 1: the first delivery; 2: the same job again (a crash after commit, before the ack);
   // 3: a stalled job taken by another worker (one event alone); 4: the event inside another

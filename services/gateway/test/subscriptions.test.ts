@@ -62,7 +62,7 @@ t.test('subscription first: the item pays while it covers the call, then the wal
   t.same(await wallet(app.db, user.id), { quota: 8000, used_quota: 4000 }, 'the wallet pays the other two; used quota counts all four')
   t.equal((await app.db.selectFrom('tokens').select('remain_quota').where('id', '=', token.row.id).executeTakeFirstOrThrow()).remain_quota, 96_000, 'the key\'s cap counts every call')
   const store = new QuotaStore(app.redis)
-  t.equal(await store.balance('entitlement', item.id), 500, 'the cached item balance is the Postgres one')
+  t.equal(await store.balance('entitlement', item.id, user.id), 500, 'the cached item balance is the Postgres one')
   t.equal(await store.balance('user', user.id), 8000)
   const logs = await app.db.selectFrom('logs').select(['quota', 'other']).where('user_id', '=', user.id).orderBy('id').execute()
   t.same(logs.map((l) => (l.other as { billing_source: string }).billing_source).sort(), ['subscription', 'subscription', 'wallet', 'wallet'])
@@ -143,7 +143,7 @@ t.test('a stream admitted on an item settles against it even when the subscripti
   while (upstream.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   // The subscription ends while the answer streams (as the worker's expiry does: ended, cache dropped).
   await app.db.updateTable('user_subscriptions').set({ status: 'expired' }).where('id', '=', sub.subscription.id).execute()
-  await new QuotaStore(app.redis).forget('entitlement', item.id)
+  await new QuotaStore(app.redis).forget('entitlement', item.id, user.id)
   const answer = await streaming
   t.equal(answer.status, 200)
   t.match(answer.text, /\[DONE\]/)

@@ -130,7 +130,7 @@ t.test('a refused submit charges nothing, records no task and releases the reser
   t.equal(events.length, 1)
   t.match(events[0], { quota: 0, reserved: 50000, outcome: 'failed' })
   await settle(app, events)
-  t.equal(await quota.balance('token', token.row.id), 5_000_000, 'the reservation is given back in Redis at settlement')
+  t.equal(await quota.balance('token', token.row.id, token.row.user_id), 5_000_000, 'the reservation is given back in Redis at settlement')
   t.equal(await pgToken(app.db, token.row.id), 5_000_000, 'nothing charged in Postgres')
   t.same(await pgUser(app.db, user.id), { quota: 10_000_000, used_quota: 0 })
 

@@ -249,7 +249,7 @@ t.test('a refused create charges nothing; a 500 fails over to the next channel',
   t.match(events, [{ quota: 0, outcome: 'failed' }])
   await settle(app, events)
   t.same(await pgUser(app.db, user.id), { quota: 10_000_000, used_quota: 0 })
-  t.equal(await new QuotaStore(app.redis).balance('token', token.row.id), 5_000_000, 'the reservation is given back')
+  t.equal(await new QuotaStore(app.redis).balance('token', token.row.id, token.row.user_id), 5_000_000, 'the reservation is given back')
 
   const second = await fakeVideo(t, { key: 'custom-key' })
   // A custom channel (type 8) given with a full endpoint URL: the video API is found under its /v1.

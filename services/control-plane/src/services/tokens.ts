@@ -248,7 +248,7 @@ export async function updateToken (deps: Deps<'db' | 'loadOptions' | 'quota' | '
   const updated = await updateUserToken(deps.db, user.id, row.id, { edit, quotaDelta, status, now })
   if (updated === undefined) throw fail(TM.tokenNotFound)
   // The gateways spend from the cached balance: move it by the same amount as Postgres.
-  await deps.quota.adjust('token', row.id, quotaDelta)
+  await deps.quota.adjust('token', row.id, quotaDelta, user.id)
   await deps.publishChange({ kind: 'token', id: row.id })
   return tokenView(updated, now)
 }
@@ -273,5 +273,5 @@ export async function deleteToken (deps: Deps<'db' | 'quota' | 'publishChange'>,
   if (deleted === undefined) throw fail(TM.tokenNotFound)
   // Announced first: once no gateway admits the key, nothing reloads the balance dropped next.
   await deps.publishChange({ kind: 'token', id })
-  await deps.quota.forget('token', id)
+  await deps.quota.forget('token', id, userId)
 }

@@ -461,7 +461,7 @@ export class RealtimeSession {
     // No reservation under this id for the worker to correct: the cached balances take the cost here.
     if (!claim.held && quota > 0) {
       void store.adjust('user', user.id, -quota).catch(() => {})
-      if (!token.unlimited) void store.adjust('token', token.id, -quota).catch(() => {})
+      if (!token.unlimited) void store.adjust('token', token.id, -quota, user.id).catch(() => {})
     }
     const limit = this.#a.rateLimit
     if (outcome === 'success' && limit !== undefined) void countSuccess(this.#deps, limit)

@@ -25,6 +25,8 @@ export interface ReconcileResult {
   busy: number
   /** Orphaned reservations settled at their estimate. */
   orphans: number
+  /** Balances cached under the key names of earlier releases, deleted. */
+  legacy: number
 }
 
 /** Why an orphan's log row exists (its `content`); the row's `other.usage_source` is 'estimated'. */
@@ -93,7 +95,7 @@ async function settleOrphans (deps: ReconcileDeps, open: readonly OpenReservatio
  * run. Cached balances of deleted users or tokens are dropped.
  */
 export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
-  const result: ReconcileResult = { checked: 0, repaired: 0, busy: 0, orphans: 0 }
+  const result: ReconcileResult = { checked: 0, repaired: 0, busy: 0, orphans: 0, legacy: await deps.quota.dropLegacyBalances() }
   result.orphans = await settleOrphans(deps, await deps.quota.openReservations())
   // The account a reservation holds of each kind (an item's, only when one pays).
   const holder = (kind: BalanceKind, r: OpenReservation): number | undefined =>
@@ -102,7 +104,7 @@ export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
     const before = await deps.quota.openReservations()
     const busy = new Set(before.map((r) => holder(kind, r)).filter((id) => id !== undefined))
     const cached = await deps.quota.cachedBalances(kind)
-    const ids = [...cached.keys()]
+    const ids = cached.map((c) => c.id)
     const truth = new Map<number, number>()
     for (let i = 0; i < ids.length; i += 1000) {
       const chunk = ids.slice(i, i + 1000)
@@ -121,18 +123,18 @@ export async function run (deps: ReconcileDeps): Promise<ReconcileResult> {
       const id = holder(kind, r)
       if (id !== undefined) busy.add(id)
     }
-    for (const [id, value] of cached) {
+    for (const { id, userId, value } of cached) {
       result.checked++
       const expected = truth.get(id)
       if (expected === undefined) {
-        await deps.quota.forget(kind, id)
+        await deps.quota.forget(kind, id, userId)
         continue
       }
       if (busy.has(id)) {
         result.busy++
         continue
       }
-      if (expected !== value && await deps.quota.compareAndSet(kind, id, value, expected)) result.repaired++
+      if (expected !== value && await deps.quota.compareAndSet(kind, id, userId, value, expected)) result.repaired++
     }
   }
   return result

@@ -67,7 +67,7 @@ export async function run (deps: SubscriptionPeriodsDeps): Promise<SubscriptionP
       result.renewed++
       await deps.quota.adjust('user', done.sub.user_id, -done.charged)
     }
-    await deps.quota.forget('entitlement', ...done.items)
+    await deps.quota.forget('entitlement', done.items, done.sub.user_id)
     await deps.announce(done.sub.user_id)
   }
   return result

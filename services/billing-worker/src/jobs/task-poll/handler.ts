@@ -135,7 +135,7 @@ async function refund (deps: TaskPollDeps, table: TaskTable, id: number, reason:
   const refunded = await failAndRefundTask(deps.db, table, id, reason, fields)
   if (refunded === undefined || refunded.quota === 0) return refunded
   if (refunded.itemId === undefined) await deps.quota.adjust('user', refunded.user_id, refunded.quota)
-  else await deps.quota.adjust('entitlement', refunded.itemId, refunded.itemAmount ?? 0)
-  if (refunded.token_id > 0 && !refunded.unlimited_token) await deps.quota.adjust('token', refunded.token_id, refunded.quota)
+  else await deps.quota.adjust('entitlement', refunded.itemId, refunded.itemAmount ?? 0, refunded.user_id)
+  if (refunded.token_id > 0 && !refunded.unlimited_token) await deps.quota.adjust('token', refunded.token_id, refunded.quota, refunded.user_id)
   return refunded
 }

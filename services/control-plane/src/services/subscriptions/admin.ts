@@ -53,7 +53,7 @@ export async function invalidateSubscription (deps: Deps<'db' | 'quota' | 'publi
     await within?.(trx, done)
     return done
   })
-  await deps.quota.forget('entitlement', ...cancelled.items.map((i) => i.id))
+  await deps.quota.forget('entitlement', cancelled.items.map((i) => i.id), cancelled.subscription.user_id)
   await deps.publishChange({ kind: 'user', id: cancelled.subscription.user_id })
   return subscriptionEntry(cancelled)
 }

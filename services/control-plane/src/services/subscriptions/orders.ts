@@ -93,7 +93,7 @@ export async function refundSubscriptionOrder (deps: Deps<'db' | 'quota' | 'publ
     return refunded
   })
   if (done === undefined) return false
-  await deps.quota.forget('entitlement', ...done.itemIds)
+  await deps.quota.forget('entitlement', done.itemIds, done.order.user_id)
   await deps.publishChange({ kind: 'user', id: done.order.user_id })
   return true
 }
