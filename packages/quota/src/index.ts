@@ -674,10 +674,19 @@ export class QuotaStore {
    */
   async dropLegacyBalances (): Promise<number> {
     let dropped = 0
-    for await (const names of this.#scanNames('bal:[ute]:*')) {
-      for (const name of names) dropped += await this.#redis.del(name)
-    }
+    for await (const names of this.#scanNames('bal:[ute]:*')) dropped += await this.#delete(names)
     return dropped
+  }
+
+  /**
+   * Deletes `keys`, returning how many existed: one DEL on one server, one a key on a cluster
+   * (the keys may lie in many slots).
+   */
+  async #delete (keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0
+    if (!this.#cluster) return await this.#redis.del(...keys)
+    const counts = await Promise.all(keys.map(async (k) => await this.#redis.del(k)))
+    return counts.reduce((a, b) => a + b, 0)
   }
 
   /** Every cached balance of one kind, with its owner. */
@@ -718,9 +727,6 @@ export class QuotaStore {
   async forget (kind: 'user', ids: number | readonly number[]): Promise<void>
   async forget (kind: BalanceKind, ids: number | readonly number[], owner: number): Promise<void>
   async forget (kind: BalanceKind, ids: number | readonly number[], owner?: number): Promise<void> {
-    const keys = (typeof ids === 'number' ? [ids] : ids).map((id) => balanceKey(kind, id, owner ?? id))
-    // One DEL a key: a user's balances share a slot, but users' do not.
-    if (this.#cluster) await Promise.all(keys.map(async (k) => await this.#redis.del(k)))
-    else if (keys.length > 0) await this.#redis.del(...keys)
+    await this.#delete((typeof ids === 'number' ? [ids] : ids).map((id) => balanceKey(kind, id, owner ?? id)))
   }
 }
